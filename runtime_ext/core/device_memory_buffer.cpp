@@ -35,7 +35,7 @@ DeviceMemoryBuffer::DeviceMemoryBuffer(DeviceMemoryBuffer&& other) noexcept
 
 DeviceMemoryBuffer& DeviceMemoryBuffer::operator=(DeviceMemoryBuffer&& other) noexcept {
   if (this != &other) {
-    release();
+    free_memory();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     device_ = other.device_;
@@ -44,9 +44,16 @@ DeviceMemoryBuffer& DeviceMemoryBuffer::operator=(DeviceMemoryBuffer&& other) no
   return *this;
 }
 
-DeviceMemoryBuffer::~DeviceMemoryBuffer() { release(); }
+DeviceMemoryBuffer::~DeviceMemoryBuffer() { free_memory(); }
 
-void DeviceMemoryBuffer::release() {
+void* DeviceMemoryBuffer::release() {
+  void* data = std::exchange(data_, nullptr);
+  size_ = 0;
+  allocator_ = nullptr;
+  return data;
+}
+
+void DeviceMemoryBuffer::free_memory() {
   if (data_ != nullptr && allocator_ != nullptr) allocator_->deallocate(data_, device_.index);
   data_ = nullptr;
   size_ = 0;

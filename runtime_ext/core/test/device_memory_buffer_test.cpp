@@ -143,3 +143,20 @@ TEST_F(DeviceMemoryBufferTest, FreesThroughTheAllocatorThatMadeIt) {
 
 }  // namespace
 }  // namespace devplan
+
+namespace devplan {
+namespace {
+
+TEST_F(DeviceMemoryBufferTest, ReleaseGivesUpOwnershipWithoutFreeing) {
+  DeviceMemoryBuffer buf = make(16, 1);
+  void* ptr = buf.data();
+  EXPECT_EQ(buf.release(), ptr);
+  EXPECT_EQ(buf.data(), nullptr);
+  EXPECT_EQ(buf.size(), 0u);
+  buf = DeviceMemoryBuffer();
+  EXPECT_EQ(cuda_.deallocate_calls, 0);
+  cuda_.deallocate(ptr, 1);
+}
+
+}  // namespace
+}  // namespace devplan

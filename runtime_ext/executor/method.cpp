@@ -1,0 +1,380 @@
+#include <runtime_ext/executor/method.h>
+
+#include <cstring>
+#include <new>
+
+namespace devplan {
+namespace {
+
+std::string value_name(size_t index) { return "value " + std::to_string(index); }
+
+}  // namespace
+
+Result<std::unique_ptr<Method>> Method::load(const MethodPlan& plan, const MemoryManager& memory,
+                                             const MethodRuntime& runtime) {
+  std::unique_ptr<Method> method(new (std::nothrow) Method(plan, memory, runtime));
+  if (!method) return Error(ErrorCode::MemoryAllocationFailed, "no memory for method " + plan.name);
+  Error err = method->init();
+  if (!err.ok()) return err.with_context("method '" + plan.name + "'");
+  return method;
+}
+
+Method::~Method() = default;
+
+Error Method::init() {
+  const size_t num_buffers = plan_.buffer_sizes.size();
+  if (memory_.num_planned_buffers() != num_buffers) {
+    return Error(ErrorCode::InvalidArgument,
+                 "planned memory has " + std::to_string(memory_.num_planned_buffers()) +
+                     " buffers but the method plans " + std::to_string(num_buffers));
+  }
+  for (size_t b = 0; b < num_buffers; ++b) {
+    if (memory_.planned_buffer_device(b) != plan_.buffer_devices[b]) {
+      return Error(ErrorCode::InvalidArgument,
+                   "planned buffer " + std::to_string(b) + " is on " +
+                       memory_.planned_buffer_device(b).to_string() +
+                       " but the program places it on " + plan_.buffer_devices[b].to_string());
+    }
+  }
+  values_.resize(plan_.values.size());
+  for (size_t i = 0; i < plan_.values.size(); ++i) DEVPLAN_RETURN_IF_ERROR(init_value(i));
+  DEVPLAN_RETURN_IF_ERROR(init_delegates());
+  return init_steps();
+}
+
+Error Method::init_value(size_t index) {
+  const ValueInfo& info = plan_.values[index];
+  EValue& v = values_[index];
+  v.tag = info.tag;
+  switch (info.tag) {
+    case ValueTag::Int:
+      v.int_value = info.int_value;
+      break;
+    case ValueTag::Bool:
+      v.bool_value = info.bool_value;
+      break;
+    case ValueTag::Double:
+      v.double_value = info.double_value;
+      break;
+    case ValueTag::String:
+      v.string_value = info.string_value;
+      break;
+    case ValueTag::IntList:
+      v.int_list = info.int_list;
+      break;
+    case ValueTag::DoubleList:
+      v.double_list = info.double_list;
+      break;
+    case ValueTag::BoolList:
+      v.bool_list = info.bool_list;
+      break;
+    case ValueTag::TensorList:
+    case ValueTag::OptionalTensorList:
+      v.value_list = info.value_list;
+      break;
+    case ValueTag::Tensor:
+      return init_tensor(index, info.tensor, &v.tensor);
+    case ValueTag::None:
+    case ValueTag::Null:
+      break;
+  }
+  return Error::success();
+}
+
+Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
+  out->dtype = info.dtype;
+  out->sizes = info.sizes;
+  out->nbytes = info.nbytes;
+  out->device = info.device;
+  switch (info.storage) {
+    case TensorStorage::Constant:
+      if (!info.device.is_cpu()) {
+        return Error(ErrorCode::NotSupported, value_name(index) + ": constant tensor on " +
+                                                  info.device.to_string() +
+                                                  " (constants are host data)");
+      }
+      // Constants are read-only program bytes; kernels only write their out tensors.
+      out->data = const_cast<uint8_t*>(info.data.data());
+      return Error::success();
+    case TensorStorage::RuntimeBound: {
+      if (!info.device.is_cpu()) {
+        return Error(ErrorCode::NotSupported,
+                     value_name(index) + ": runtime-bound tensor on " + info.device.to_string() +
+                         " (only planned tensors may live on a device)");
+      }
+      if (info.nbytes > runtime_.max_runtime_bound_bytes - runtime_bound_bytes_) {
+        return Error(ErrorCode::MemoryAllocationFailed,
+                     value_name(index) + ": " + std::to_string(info.nbytes) +
+                         " bytes for a runtime-bound tensor exceed the method's limit of " +
+                         std::to_string(runtime_.max_runtime_bound_bytes));
+      }
+      if (info.nbytes == 0) return Error::success();
+      const uint64_t words = (info.nbytes + 7) / 8;
+      std::unique_ptr<uint64_t[]> storage(new (std::nothrow) uint64_t[words]());
+      if (!storage) {
+        return Error(ErrorCode::MemoryAllocationFailed,
+                     value_name(index) + ": no host memory for " + std::to_string(info.nbytes) +
+                         " bytes");
+      }
+      runtime_bound_bytes_ += info.nbytes;
+      out->data = storage.get();
+      runtime_bound_storage_.push_back(std::move(storage));
+      return Error::success();
+    }
+    case TensorStorage::Planned:
+    case TensorStorage::PlannedWithInitial:
+      break;
+  }
+  HierarchicalAllocator* planned = memory_.planned_memory();
+  if (planned == nullptr) {
+    return Error(ErrorCode::InvalidState, value_name(index) + ": planned tensor but no planned memory");
+  }
+  const Device buffer_device = memory_.planned_buffer_device(info.buffer_index);
+  if (info.buffer_index >= memory_.num_planned_buffers() || buffer_device != info.device) {
+    return Error(ErrorCode::InvalidProgram,
+                 value_name(index) + ": tensor on " + info.device.to_string() +
+                     " planned in buffer " + std::to_string(info.buffer_index) + " on " +
+                     buffer_device.to_string());
+  }
+  Result<void*> address = planned->get_offset_address(info.buffer_index, info.offset, info.nbytes);
+  if (!address.ok()) {
+    return Error(ErrorCode::InvalidProgram, value_name(index) + ": " + address.error().message());
+  }
+  out->data = *address;
+  if (info.storage != TensorStorage::PlannedWithInitial || info.nbytes == 0) {
+    return Error::success();
+  }
+  if (info.data.size() < info.nbytes) {
+    return Error(ErrorCode::InvalidProgram, value_name(index) + ": initial value has " +
+                                                std::to_string(info.data.size()) + " bytes, needs " +
+                                                std::to_string(info.nbytes));
+  }
+  if (info.device.is_cpu()) {
+    std::memcpy(out->data, info.data.data(), info.nbytes);
+    return Error::success();
+  }
+  DeviceAllocator* allocator = runtime_.allocators->get(info.device.type);
+  if (allocator == nullptr) {
+    return Error(ErrorCode::NotFound, value_name(index) + ": no device allocator registered for " +
+                                          info.device.to_string());
+  }
+  Error err = allocator->copy_host_to_device(out->data, info.data.data(), info.nbytes,
+                                             info.device.index);
+  if (!err.ok()) return err.with_context(value_name(index) + ": copying its initial value");
+  return Error::success();
+}
+
+Error Method::init_delegates() {
+  delegate_backends_.assign(plan_.delegates.size(), nullptr);
+  delegate_handles_.resize(plan_.delegates.size());
+  for (size_t d = 0; d < plan_.delegates.size(); ++d) {
+    const DelegateInfo& delegate = plan_.delegates[d];
+    Backend* backend = runtime_.backends->find(delegate.id);
+    if (backend == nullptr) continue;  // reported as OperatorMissing when executed
+    BackendContext ctx{plan_.name, delegate.id, {}, runtime_.allocators};
+    Result<std::unique_ptr<DelegateHandle>> handle = backend->init(delegate, ctx);
+    if (!handle.ok()) {
+      return handle.error().with_context("delegate " + std::to_string(d) + " (backend " +
+                                         delegate.id + ")");
+    }
+    delegate_backends_[d] = backend;
+    delegate_handles_[d] = std::move(handle).value();
+  }
+  return Error::success();
+}
+
+Error Method::init_steps() {
+  chains_.resize(plan_.chains.size());
+  for (size_t c = 0; c < plan_.chains.size(); ++c) {
+    const ChainInfo& chain = plan_.chains[c];
+    std::vector<Step>& steps = chains_[c];
+    steps.resize(chain.instructions.size());
+    for (size_t pc = 0; pc < chain.instructions.size(); ++pc) {
+      const InstructionInfo& instruction = chain.instructions[pc];
+      Step& step = steps[pc];
+      step.instruction = &instruction;
+      if (instruction.kind == InstructionKind::KernelCall) {
+        step.kernel = runtime_.kernels->find(plan_.operators[instruction.op_index].full_name());
+      }
+      step.args.reserve(instruction.args.size());
+      for (int32_t arg : instruction.args) step.args.push_back(&values_[arg]);
+    }
+  }
+  return Error::success();
+}
+
+std::string Method::where(size_t chain, size_t pc) const {
+  return "method '" + plan_.name + "': chain " + std::to_string(chain) + " instruction " +
+         std::to_string(pc);
+}
+
+Error Method::run_step(size_t chain, size_t pc, const Step& step) {
+  const InstructionInfo& instruction = *step.instruction;
+  Span<EValue*> args(const_cast<EValue**>(step.args.data()), step.args.size());
+  switch (instruction.kind) {
+    case InstructionKind::KernelCall: {
+      const std::string op = plan_.operators[instruction.op_index].full_name();
+      if (step.kernel == nullptr) {
+        return Error(ErrorCode::OperatorMissing, "operator " + op + " has no kernel");
+      }
+      KernelContext ctx{op, Span<const int32_t>(instruction.args.data(), instruction.args.size()),
+                        runtime_.allocators, memory_.temp_allocator()};
+      return step.kernel(ctx, args);
+    }
+    case InstructionKind::DelegateCall: {
+      const size_t d = static_cast<size_t>(instruction.delegate_index);
+      const std::string& id = plan_.delegates[d].id;
+      if (delegate_backends_[d] == nullptr) {
+        return Error(ErrorCode::OperatorMissing,
+                     "delegate " + std::to_string(d) + " needs backend " + id +
+                         ", which is not registered");
+      }
+      BackendContext ctx{plan_.name, id,
+                         Span<const int32_t>(instruction.args.data(), instruction.args.size()),
+                         runtime_.allocators};
+      Error err = delegate_backends_[d]->execute(delegate_handles_[d].get(), ctx, args);
+      if (!err.ok()) return err.with_context("delegate " + std::to_string(d) + " (" + id + ")");
+      return Error::success();
+    }
+    case InstructionKind::Move:
+      values_[instruction.move_to] = values_[instruction.move_from];
+      return Error::success();
+    case InstructionKind::Free:
+      // Planned memory is static: freeing a value returns nothing to any allocator.
+      return Error::success();
+    case InstructionKind::JumpFalse:
+      break;  // handled by execute()
+  }
+  (void)chain;
+  (void)pc;
+  return Error::success();
+}
+
+Error Method::execute() {
+  uint64_t steps_run = 0;
+  for (size_t c = 0; c < chains_.size(); ++c) {
+    const std::vector<Step>& steps = chains_[c];
+    size_t pc = 0;
+    while (pc < steps.size()) {
+      if (++steps_run > runtime_.max_steps) {
+        return Error(ErrorCode::InvalidState, where(c, pc) + ": more than " +
+                                                  std::to_string(runtime_.max_steps) +
+                                                  " instructions executed; the chain does not end");
+      }
+      const InstructionInfo& instruction = *steps[pc].instruction;
+      if (instruction.kind == InstructionKind::JumpFalse) {
+        const EValue& cond = values_[instruction.cond_value];
+        if (!cond.is_bool()) {
+          return Error(ErrorCode::InvalidProgram,
+                       where(c, pc) + ": jump condition value " +
+                           std::to_string(instruction.cond_value) + " is " +
+                           value_tag_name(cond.tag) + ", not Bool");
+        }
+        pc = cond.bool_value ? pc + 1 : static_cast<size_t>(instruction.destination);
+        continue;
+      }
+      Error err = run_step(c, pc, steps[pc]);
+      if (!err.ok()) return err.with_context(where(c, pc));
+      ++pc;
+    }
+  }
+  return Error::success();
+}
+
+Error Method::set_input(size_t i, const EValue& input) {
+  const std::string name = "method '" + plan_.name + "': input " + std::to_string(i);
+  if (i >= plan_.inputs.size()) {
+    return Error(ErrorCode::InvalidArgument,
+                 name + " does not exist (" + std::to_string(plan_.inputs.size()) + " inputs)");
+  }
+  EValue& target = values_[plan_.inputs[i]];
+  if (!target.is_tensor()) {
+    if (input.tag != target.tag) {
+      return Error(ErrorCode::InvalidType, name + " is " + value_tag_name(target.tag) +
+                                               ", given " + value_tag_name(input.tag));
+    }
+    target = input;
+    return Error::success();
+  }
+  if (!input.is_tensor()) {
+    return Error(ErrorCode::InvalidType,
+                 name + " is a Tensor, given " + std::string(value_tag_name(input.tag)));
+  }
+  const Tensor& src = input.tensor;
+  Tensor& dst = target.tensor;
+  if (!src.device.is_cpu()) {
+    return Error(ErrorCode::InvalidArgument,
+                 name + ": the given tensor must be host memory, found " + src.device.to_string());
+  }
+  if (src.dtype != dst.dtype || src.sizes != dst.sizes || src.nbytes != dst.nbytes) {
+    return Error(ErrorCode::InvalidArgument,
+                 name + " expects " + dst.describe() + " (" + std::to_string(dst.nbytes) +
+                     " bytes), given " + src.describe() + " (" + std::to_string(src.nbytes) +
+                     " bytes)");
+  }
+  if (dst.nbytes == 0) return Error::success();
+  if (dst.device.is_cpu()) {
+    std::memcpy(dst.data, src.data, dst.nbytes);
+    return Error::success();
+  }
+  DeviceAllocator* allocator = runtime_.allocators->get(dst.device.type);
+  if (allocator == nullptr) {
+    return Error(ErrorCode::NotFound,
+                 name + ": no device allocator registered for " + dst.device.to_string());
+  }
+  Error err = allocator->copy_host_to_device(dst.data, src.data, dst.nbytes, dst.device.index);
+  return err.ok() ? err : err.with_context(name);
+}
+
+Result<const EValue*> Method::get_output(size_t i) const {
+  if (i >= plan_.outputs.size()) {
+    return Error(ErrorCode::InvalidArgument,
+                 "method '" + plan_.name + "': output " + std::to_string(i) +
+                     " does not exist (" + std::to_string(plan_.outputs.size()) + " outputs)");
+  }
+  return &values_[plan_.outputs[i]];
+}
+
+Error Method::copy_output_to_host(size_t i, void* dst, size_t nbytes) const {
+  DEVPLAN_ASSIGN_OR_RETURN(const EValue* out, get_output(i));
+  const std::string name = "method '" + plan_.name + "': output " + std::to_string(i);
+  if (!out->is_tensor()) {
+    return Error(ErrorCode::InvalidType,
+                 name + " is " + std::string(value_tag_name(out->tag)) + ", not a Tensor");
+  }
+  const Tensor& t = out->tensor;
+  if (nbytes != t.nbytes) {
+    return Error(ErrorCode::InvalidArgument, name + " has " + std::to_string(t.nbytes) +
+                                                 " bytes, the destination " +
+                                                 std::to_string(nbytes));
+  }
+  if (nbytes == 0) return Error::success();
+  if (t.device.is_cpu()) {
+    std::memcpy(dst, t.data, nbytes);
+    return Error::success();
+  }
+  DeviceAllocator* allocator = runtime_.allocators->get(t.device.type);
+  if (allocator == nullptr) {
+    return Error(ErrorCode::NotFound,
+                 name + ": no device allocator registered for " + t.device.to_string());
+  }
+  Error err = allocator->copy_device_to_host(dst, t.data, nbytes, t.device.index);
+  return err.ok() ? err : err.with_context(name);
+}
+
+std::vector<std::string> Method::missing_operators() const {
+  std::vector<std::string> missing;
+  for (const auto& steps : chains_) {
+    for (const Step& step : steps) {
+      if (step.instruction->kind == InstructionKind::KernelCall && step.kernel == nullptr) {
+        missing.push_back(plan_.operators[step.instruction->op_index].full_name());
+      }
+    }
+  }
+  for (size_t d = 0; d < delegate_backends_.size(); ++d) {
+    if (delegate_backends_[d] == nullptr) missing.push_back("delegate " + plan_.delegates[d].id);
+  }
+  return missing;
+}
+
+}  // namespace devplan

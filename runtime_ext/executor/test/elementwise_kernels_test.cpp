@@ -1,0 +1,136 @@
+#include <runtime_ext/executor/kernels/builtin_kernels.h>
+
+#include <gtest/gtest.h>
+
+#include "host_tensors.h"
+
+namespace devplan {
+namespace {
+
+using testing::HostTensor;
+
+class ElementwiseKernelsTest : public ::testing::Test {
+ protected:
+  std::vector<int32_t> indices_ = {10, 11, 12, 13, 13};
+  KernelContext ctx(const char* op) {
+    KernelContext c;
+    c.op_name = op;
+    c.value_indices = Span<const int32_t>(indices_.data(), indices_.size());
+    return c;
+  }
+  Error add(EValue& a, EValue& b, EValue& alpha, EValue& out) {
+    KernelContext c = ctx("aten::add.out");
+    EValue* args[] = {&a, &b, &alpha, &out, &out};
+    return add_out_kernel(c, Span<EValue*>(args, 5));
+  }
+  Error mul(EValue& a, EValue& b, EValue& out) {
+    KernelContext c = ctx("aten::mul.out");
+    EValue* args[] = {&a, &b, &out, &out};
+    return mul_out_kernel(c, Span<EValue*>(args, 4));
+  }
+};
+
+TEST_F(ElementwiseKernelsTest, AddFloatWithAlpha) {
+  HostTensor<float> a({2, 2}, {1, 2, 3, 4}), b({2, 2}, {10, 20, 30, 40}), out({2, 2}, {0, 0, 0, 0});
+  EValue alpha = EValue::from_double(0.5);
+  ASSERT_TRUE(add(a.value, b.value, alpha, out.value).ok());
+  EXPECT_EQ(out.data, (std::vector<float>{6, 12, 18, 24}));
+}
+
+TEST_F(ElementwiseKernelsTest, AddInt32AndInt64) {
+  HostTensor<int32_t> a({3}, {1, -2, 3}), b({3}, {4, 5, 6}), out({3}, {0, 0, 0});
+  EValue alpha = EValue::from_int(2);
+  ASSERT_TRUE(add(a.value, b.value, alpha, out.value).ok());
+  EXPECT_EQ(out.data, (std::vector<int32_t>{9, 8, 15}));
+  HostTensor<int64_t> c({2}, {int64_t{1} << 40, 7}), d({2}, {1, -7}), o({2}, {0, 0});
+  EValue one = EValue::from_int(1);
+  ASSERT_TRUE(add(c.value, d.value, one, o.value).ok());
+  EXPECT_EQ(o.data, (std::vector<int64_t>{(int64_t{1} << 40) + 1, 0}));
+}
+
+TEST_F(ElementwiseKernelsTest, MulBroadcastsRowAndColumn) {
+  HostTensor<float> a({2, 1}, {2, 3}), b({3}, {1, 10, 100}), out({2, 3}, std::vector<float>(6));
+  ASSERT_TRUE(mul(a.value, b.value, out.value).ok());
+  EXPECT_EQ(out.data, (std::vector<float>{2, 20, 200, 3, 30, 300}));
+}
+
+TEST_F(ElementwiseKernelsTest, MulInt64AndDouble) {
+  HostTensor<int64_t> a({2}, {3, -4}), b({2}, {5, 6}), out({2}, {0, 0});
+  ASSERT_TRUE(mul(a.value, b.value, out.value).ok());
+  EXPECT_EQ(out.data, (std::vector<int64_t>{15, -24}));
+  HostTensor<double> x({}, {1.5}), y({2}, {2, 4}), z({2}, {0, 0});
+  ASSERT_TRUE(mul(x.value, y.value, z.value).ok());
+  EXPECT_EQ(z.data, (std::vector<double>{3, 6}));
+}
+
+TEST_F(ElementwiseKernelsTest, DtypeMismatchNamesTheValue) {
+  HostTensor<float> a({2}, {1, 2}), out({2}, {0, 0});
+  HostTensor<int32_t> b({2}, {1, 2});
+  EValue alpha = EValue::from_int(1);
+  Error e = add(a.value, b.value, alpha, out.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(), "aten::add.out: value 11: dtype int32 differs from out's float32");
+}
+
+TEST_F(ElementwiseKernelsTest, ShapeErrors) {
+  HostTensor<float> a({2, 3}, std::vector<float>(6)), b({2}, {1, 2}), out({2, 3}, std::vector<float>(6));
+  Error e = mul(a.value, b.value, out.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "aten::mul.out: shapes [2, 3] and [2] do not broadcast");
+  HostTensor<float> c({3}, {1, 2, 3}), small_out({3, 1}, {0, 0, 0});
+  e = mul(a.value, c.value, small_out.value);
+  EXPECT_EQ(e.message(), "aten::mul.out: value 12: out has shape [3, 1] but the result has [2, 3]");
+}
+
+TEST_F(ElementwiseKernelsTest, UnsupportedDtypeAndBadAlpha) {
+  HostTensor<float> a({1}, {1}), b({1}, {1}), out({1}, {0});
+  a.value.tensor.dtype = b.value.tensor.dtype = out.value.tensor.dtype = ScalarType::Half;
+  EValue alpha = EValue::from_int(1);
+  Error e = add(a.value, b.value, alpha, out.value);
+  EXPECT_EQ(e.code(), ErrorCode::NotSupported);
+  EXPECT_EQ(e.message(),
+            "aten::add.out: value 13: dtype float16 is not supported (float32, float64, int32, int64)");
+  HostTensor<int32_t> i({1}, {1}), j({1}, {1}), k({1}, {0});
+  EValue half = EValue::from_double(0.5);
+  e = add(i.value, j.value, half, k.value);
+  EXPECT_EQ(e.message(), "aten::add.out: value 12: alpha must be integral for integer tensors");
+  EValue text;
+  text.tag = ValueTag::String;
+  e = add(i.value, j.value, text, k.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(), "aten::add.out: value 12: alpha must be Int or Double, found String");
+}
+
+TEST_F(ElementwiseKernelsTest, DeviceTensorIsRefusedWithoutTouchingIt) {
+  HostTensor<float> a({2}, {1, 2}), b({2}, {3, 4}), out({2}, {0, 0});
+  a.value.tensor.device = Device::cuda(0);
+  a.value.tensor.data = reinterpret_cast<void*>(0x10);  // would crash if dereferenced
+  EValue alpha = EValue::from_int(1);
+  Error e = add(a.value, b.value, alpha, out.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(),
+            "aten::add.out: value 10: tensor is on cuda:0; a host kernel cannot read device memory");
+  EXPECT_EQ(out.data, (std::vector<float>{0, 0}));
+}
+
+TEST_F(ElementwiseKernelsTest, WrongArgumentCountAndTags) {
+  HostTensor<float> a({1}, {1});
+  KernelContext c = ctx("aten::mul.out");
+  EValue* two[] = {&a.value, &a.value};
+  Error e = mul_out_kernel(c, Span<EValue*>(two, 2));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "aten::mul.out: expected 4 arguments, got 2");
+  EValue i = EValue::from_int(3);
+  EValue* args[] = {&a.value, &i, &a.value, &a.value};
+  e = mul_out_kernel(c, Span<EValue*>(args, 4));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(), "aten::mul.out: value 11: expected a Tensor, found Int");
+}
+
+TEST_F(ElementwiseKernelsTest, ZeroElementTensorsAreFine) {
+  HostTensor<float> a({0}, {}), b({0}, {}), out({0}, {});
+  ASSERT_TRUE(mul(a.value, b.value, out.value).ok());
+}
+
+}  // namespace
+}  // namespace devplan

@@ -1,0 +1,121 @@
+#include <runtime_ext/module/planned_memory.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include <runtime_ext/core/allocation_owner.h>
+
+namespace devplan {
+
+const char* unload_bug_name(UnloadBug bug) {
+  switch (bug) {
+    case UnloadBug::None:
+      return "none";
+    case UnloadBug::SkipFree:
+      return "skip-free";
+    case UnloadBug::DoubleFree:
+      return "double-free";
+    case UnloadBug::WrongIndexFree:
+      return "wrong-index-free";
+  }
+  return "none";
+}
+
+bool parse_unload_bug(const std::string& text, UnloadBug* out) {
+  for (UnloadBug bug : {UnloadBug::None, UnloadBug::SkipFree, UnloadBug::DoubleFree,
+                        UnloadBug::WrongIndexFree}) {
+    if (text == unload_bug_name(bug)) {
+      *out = bug;
+      return true;
+    }
+  }
+  return false;
+}
+
+void PlannedMemory::HostFree::operator()(uint8_t* p) const { std::free(p); }
+
+Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
+    const MethodPlan& plan, const PlannedMemoryOptions& options) {
+  std::unique_ptr<PlannedMemory> memory(new PlannedMemory());
+  memory->unload_bug_ = options.unload_bug;
+  std::vector<Span<uint8_t>> spans;
+  spans.reserve(plan.buffer_sizes.size());
+  uint64_t host_bytes = 0;
+  for (size_t i = 0; i < plan.buffer_sizes.size(); ++i) {
+    const uint64_t size = plan.buffer_sizes[i];
+    const Device device = plan.buffer_devices[i];
+    const std::string owner = plan.name + "/buffer " + std::to_string(i);
+    auto fail = [&](const Error& e) {
+      return e.with_context("method '" + plan.name + "': buffer " + std::to_string(i) + " (" +
+                            std::to_string(size) + " bytes on " + device.to_string() + ")");
+    };
+    if (device.is_cpu()) {
+      if (size > options.max_host_bytes - host_bytes) {
+        return fail(Error(ErrorCode::MemoryAllocationFailed,
+                          "host buffers would exceed the limit of " +
+                              std::to_string(options.max_host_bytes) + " bytes"));
+      }
+      uint8_t* data = nullptr;
+      if (size > 0) {
+        uint64_t rounded = 0;
+        if (!align_up(size, kDefaultAlignment, &rounded) || rounded > SIZE_MAX) {
+          return fail(Error(ErrorCode::MemoryAllocationFailed, "size does not fit in memory"));
+        }
+        data = static_cast<uint8_t*>(std::aligned_alloc(kDefaultAlignment, rounded));
+        if (data == nullptr) {
+          return fail(Error(ErrorCode::MemoryAllocationFailed, "no host memory"));
+        }
+        std::memset(data, 0, size);
+      }
+      host_bytes += size;
+      memory->host_buffers_.emplace_back(data);
+      spans.emplace_back(data, size);
+      continue;
+    }
+    if (size > SIZE_MAX) {
+      return fail(Error(ErrorCode::MemoryAllocationFailed, "size does not fit in memory"));
+    }
+    ScopedAllocationOwner scoped_owner(owner);
+    Result<DeviceMemoryBuffer> buffer = DeviceMemoryBuffer::create(
+        static_cast<size_t>(size), device.type, device.index, kDefaultAlignment,
+        *options.allocators);
+    if (!buffer.ok()) return fail(buffer.error());
+    spans.push_back(buffer->as_span());
+    memory->device_buffers_.push_back(std::move(buffer).value());
+  }
+  Result<HierarchicalAllocator> allocator =
+      HierarchicalAllocator::create(std::move(spans), plan.buffer_devices);
+  if (!allocator.ok()) return allocator.error().with_context("method '" + plan.name + "'");
+  memory->allocator_ = std::move(allocator).value();
+  return memory;
+}
+
+size_t PlannedMemory::num_device_allocations() const {
+  size_t n = 0;
+  for (const DeviceMemoryBuffer& b : device_buffers_) n += b.data() != nullptr ? 1 : 0;
+  return n;
+}
+
+PlannedMemory::~PlannedMemory() {
+  if (unload_bug_ == UnloadBug::None) return;  // the buffers free themselves, exactly once
+  for (DeviceMemoryBuffer& buffer : device_buffers_) {
+    DeviceAllocator* allocator = buffer.allocator();
+    const DeviceIndex index = buffer.device().index;
+    if (buffer.data() == nullptr || allocator == nullptr) continue;
+    switch (unload_bug_) {
+      case UnloadBug::SkipFree:
+        (void)buffer.release();
+        break;
+      case UnloadBug::DoubleFree:
+        allocator->deallocate(buffer.data(), index);  // and once more by the buffer itself
+        break;
+      case UnloadBug::WrongIndexFree:
+        allocator->deallocate(buffer.release(), static_cast<DeviceIndex>((index + 1) % 128));
+        break;
+      case UnloadBug::None:
+        break;
+    }
+  }
+}
+
+}  // namespace devplan

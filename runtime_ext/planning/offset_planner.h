@@ -1,0 +1,84 @@
+// Offset planning: given tensors of one device partition as (size, lifetime) items, assigns each
+// a byte offset in one buffer so that items whose lifetimes overlap never share a byte, and
+// tries to keep the buffer small.
+//
+// Algorithms:
+//   naive          every item gets its own bytes (no reuse); offsets are prefix sums in item order.
+//   greedy         greedy by size (Pisarchyk & Lee 2020): items by size, largest first, each at
+//                  the lowest offset that fits between already-placed items whose lifetimes
+//                  overlap it.
+//   greedy_breadth greedy by breadth (same paper): steps by their live bytes, widest first; at
+//                  each step its unplaced items by size, largest first, placed as above.
+//   search         the best of several greedy orders (size, breadth, conflicts, lifetime, area;
+//                  lowest-fit and best-fit), then a local search over placement orders: moves
+//                  the items that reach the top of the buffer earlier, swaps and moves others,
+//                  re-places and keeps an order when the buffer does not grow. Its budget is a
+//                  fixed number of iterations (not time) and the pseudo-random choices are
+//                  seeded, so the result is deterministic. Stops early at the lower bound.
+//   best           runs all of the above and keeps the smallest (first in the order above on
+//                  ties).
+//
+//   std::vector<PlanItem> items = {{16, 0, 2}, {16, 1, 2}, {16, 2, 3}};
+//   Result<OffsetPlan> plan = plan_offsets(items, PlannerAlgorithm::Best, {});
+//   plan->size;        // 48
+//   plan->offsets[1];  // where item 1 lives
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/alignment.h>
+#include <runtime_ext/core/result.h>
+
+namespace devplan {
+
+enum class PlannerAlgorithm : uint8_t { Naive, Greedy, GreedyBreadth, Search, Best };
+
+// "naive", "greedy", "greedy_breadth", "search", "best".
+const char* planner_algorithm_name(PlannerAlgorithm algorithm);
+
+// Parses a name produced by planner_algorithm_name; InvalidArgument listing the names otherwise.
+Result<PlannerAlgorithm> parse_planner_algorithm(const std::string& name);
+
+// Every algorithm, in the order `best` tries them.
+std::vector<PlannerAlgorithm> all_planner_algorithms();
+
+constexpr uint64_t kDefaultPlannerSeed = 0x9e3779b97f4a7c15ull;
+
+// One tensor to place: its size in bytes (rounded up to the alignment by the planner) and its
+// lifetime, steps first..last inclusive. first < 0 means "not planned": offset 0, takes no room.
+struct PlanItem {
+  uint64_t size = 0;
+  int32_t first = 0;
+  int32_t last = 0;
+};
+
+struct OffsetPlannerOptions {
+  uint64_t alignment = kDefaultAlignment;  // a power of two
+  uint64_t seed = kDefaultPlannerSeed;
+  // search/best: local-search iterations; negative picks default_search_iterations(items).
+  int64_t search_iterations = -1;
+};
+
+struct OffsetPlan {
+  std::vector<uint64_t> offsets;  // one per item, multiples of the alignment
+  uint64_t size = 0;              // max(offset + aligned size); 0 without items
+  PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the algorithm that produced it
+};
+
+// The local-search budget for `num_items` items: many iterations for small partitions, fewer
+// for large ones, so a 100,000-item partition stays tractable.
+int64_t default_search_iterations(size_t num_items);
+
+// The largest total of aligned item sizes live at one step: no valid plan is smaller.
+// Saturates at UINT64_MAX.
+uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t alignment);
+
+// Plans `items` with `algorithm` (for `best`, `algorithm` in the result names the winner).
+// InvalidArgument when the alignment is not a power of two or an item's lifetime is reversed;
+// OutOfResources when the aligned sizes sum past uint64.
+Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgorithm algorithm,
+                                const OffsetPlannerOptions& options = {});
+
+}  // namespace devplan

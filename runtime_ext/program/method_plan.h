@@ -1,0 +1,140 @@
+// MethodPlan: one method of a program, parsed out of the flatbuffer and validated once when the
+// Program is loaded. Everything the executor and the tools need is here in plain C++ types;
+// every index in it has been range-checked, so users never check again.
+//
+// The spans in it (constant data, initial values, delegate data) point into the Program's
+// bytes and live as long as the Program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/device.h>
+#include <runtime_ext/core/span.h>
+#include <runtime_ext/program/scalar_type.h>
+
+namespace devplan {
+
+enum class TensorShapeDynamism : uint8_t { Static = 0, DynamicBound = 1, DynamicUnbound = 2 };
+
+// Where a tensor's bytes come from (the file's data_buffer_idx / allocation_info pair).
+enum class TensorStorage : uint8_t {
+  Constant,             // data_buffer_idx > 0, no allocation_info
+  Planned,              // data_buffer_idx == 0, allocation_info
+  RuntimeBound,         // neither: the caller binds memory (a method input)
+  PlannedWithInitial,   // both: planned, with an initial value copied in at init
+};
+
+struct TensorInfo {
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
+  TensorShapeDynamism dynamism = TensorShapeDynamism::Static;
+  TensorStorage storage = TensorStorage::RuntimeBound;
+  uint64_t nbytes = 0;    // product(sizes) * element_size(dtype); an empty shape is one element
+  Device device;          // from extra_tensor_info; cpu:0 when absent
+  // Planned tensors only: user-facing buffer index (file memory_id - 1) and byte offset.
+  uint32_t buffer_index = 0;
+  uint64_t offset = 0;
+  // Constant tensors: their bytes. PlannedWithInitial: the initial value's bytes.
+  Span<const uint8_t> data;
+  std::string fully_qualified_name;  // from extra_tensor_info, may be empty
+
+  bool is_planned() const {
+    return storage == TensorStorage::Planned || storage == TensorStorage::PlannedWithInitial;
+  }
+};
+
+enum class ValueTag : uint8_t {
+  None,                // the union's NONE
+  Null,
+  Int,
+  Bool,
+  Double,
+  Tensor,
+  String,
+  IntList,
+  DoubleList,
+  BoolList,
+  TensorList,
+  OptionalTensorList,
+};
+
+const char* value_tag_name(ValueTag tag);
+
+struct ValueInfo {
+  ValueTag tag = ValueTag::None;
+  int64_t int_value = 0;      // Int
+  bool bool_value = false;    // Bool
+  double double_value = 0.0;  // Double
+  std::string string_value;   // String
+  std::vector<int64_t> int_list;    // IntList
+  std::vector<double> double_list;  // DoubleList
+  std::vector<bool> bool_list;      // BoolList
+  // TensorList / OptionalTensorList: value indices (checked in range; for TensorList each names
+  // a Tensor, for OptionalTensorList a Tensor or Null).
+  std::vector<int32_t> value_list;
+  TensorInfo tensor;  // Tensor
+};
+
+enum class InstructionKind : uint8_t { KernelCall, DelegateCall, Move, JumpFalse, Free };
+
+const char* instruction_kind_name(InstructionKind kind);
+
+struct InstructionInfo {
+  InstructionKind kind = InstructionKind::KernelCall;
+  int32_t op_index = -1;        // KernelCall: index into MethodPlan::operators
+  int32_t delegate_index = -1;  // DelegateCall: index into MethodPlan::delegates
+  std::vector<int32_t> args;    // KernelCall / DelegateCall: value indices
+  int32_t move_from = -1;       // Move
+  int32_t move_to = -1;         // Move
+  int32_t cond_value = -1;      // JumpFalse: value index of a Bool
+  int32_t destination = -1;     // JumpFalse: instruction index within the same chain
+  int32_t free_value = -1;      // Free
+};
+
+struct ChainInfo {
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  std::vector<InstructionInfo> instructions;
+};
+
+struct OperatorInfo {
+  std::string name;      // "aten::add"
+  std::string overload;  // "out"
+  std::string full_name() const { return overload.empty() ? name : name + "." + overload; }
+};
+
+struct CompileSpecInfo {
+  std::string key;
+  Span<const uint8_t> value;
+};
+
+struct DelegateInfo {
+  std::string id;                  // backend id
+  Span<const uint8_t> processed;   // the delegate's data, inline or from a segment
+  std::vector<CompileSpecInfo> compile_specs;
+};
+
+struct MethodPlan {
+  std::string name;
+  // User-facing planned buffers: buffer i is entry i + 1 of the file's non_const_buffer_sizes.
+  std::vector<uint64_t> buffer_sizes;
+  std::vector<Device> buffer_devices;  // same length as buffer_sizes
+  std::vector<ValueInfo> values;
+  std::vector<int32_t> inputs;   // value indices
+  std::vector<int32_t> outputs;  // value indices
+  std::vector<ChainInfo> chains;
+  std::vector<OperatorInfo> operators;
+  std::vector<DelegateInfo> delegates;
+
+  bool has_device_buffers() const {
+    for (const Device& d : buffer_devices) {
+      if (!d.is_cpu()) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace devplan

@@ -1,0 +1,195 @@
+#include <runtime_ext/program/method_plan_compare.h>
+
+#include <cstring>
+#include <sstream>
+
+namespace devplan {
+namespace {
+
+std::string entries(size_t n) { return n == 1 ? "1 entry" : std::to_string(n) + " entries"; }
+
+std::string str(const std::string& s) { return "'" + s + "'"; }
+std::string str(int64_t v) { return std::to_string(v); }
+std::string str(uint64_t v) { return std::to_string(v); }
+std::string str(int32_t v) { return std::to_string(v); }
+std::string str(uint32_t v) { return std::to_string(v); }
+std::string str(uint8_t v) { return std::to_string(static_cast<int>(v)); }
+std::string str(bool v) { return v ? "true" : "false"; }
+std::string str(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+std::string str(Device d) { return d.to_string(); }
+std::string str(ScalarType t) { return scalar_type_name(t); }
+std::string str(ValueTag t) { return value_tag_name(t); }
+std::string str(InstructionKind k) { return instruction_kind_name(k); }
+std::string str(TensorShapeDynamism d) { return std::to_string(static_cast<int>(d)); }
+std::string str(TensorStorage s) {
+  switch (s) {
+    case TensorStorage::Constant:
+      return "Constant";
+    case TensorStorage::Planned:
+      return "Planned";
+    case TensorStorage::RuntimeBound:
+      return "RuntimeBound";
+    case TensorStorage::PlannedWithInitial:
+      return "PlannedWithInitial";
+  }
+  return "unknown(" + std::to_string(static_cast<int>(s)) + ")";
+}
+
+// Each compare_* returns "" when equal, else "<path>: <a> vs <b>".
+template <typename T>
+std::string compare(const std::string& path, const T& a, const T& b) {
+  if (a == b) return "";
+  return path + ": " + str(a) + " vs " + str(b);
+}
+
+std::string compare_bytes(const std::string& path, Span<const uint8_t> a, Span<const uint8_t> b) {
+  if (a.size() != b.size()) {
+    return path + ": " + std::to_string(a.size()) + " bytes vs " + std::to_string(b.size()) +
+           " bytes";
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) {
+      return path + "[" + std::to_string(i) + "]: " + str(a[i]) + " vs " + str(b[i]);
+    }
+  }
+  return "";
+}
+
+template <typename T>
+std::string compare_vector(const std::string& path, const std::vector<T>& a,
+                           const std::vector<T>& b) {
+  if (a.size() != b.size()) {
+    return path + ": " + entries(a.size()) + " vs " + entries(b.size());
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    std::string d = compare(path + "[" + std::to_string(i) + "]", T(a[i]), T(b[i]));
+    if (!d.empty()) return d;
+  }
+  return "";
+}
+
+#define DEVPLAN_DIFF_(expr)                     \
+  do {                                          \
+    std::string devplan_d_ = (expr);            \
+    if (!devplan_d_.empty()) return devplan_d_; \
+  } while (0)
+
+std::string compare_tensor(const std::string& p, const TensorInfo& a, const TensorInfo& b) {
+  DEVPLAN_DIFF_(compare(p + "dtype", a.dtype, b.dtype));
+  DEVPLAN_DIFF_(compare_vector(p + "sizes", a.sizes, b.sizes));
+  DEVPLAN_DIFF_(compare_vector(p + "dim_order", a.dim_order, b.dim_order));
+  DEVPLAN_DIFF_(compare(p + "dynamism", a.dynamism, b.dynamism));
+  DEVPLAN_DIFF_(compare(p + "storage", a.storage, b.storage));
+  DEVPLAN_DIFF_(compare(p + "nbytes", a.nbytes, b.nbytes));
+  DEVPLAN_DIFF_(compare(p + "device", a.device, b.device));
+  DEVPLAN_DIFF_(compare(p + "buffer_index", a.buffer_index, b.buffer_index));
+  DEVPLAN_DIFF_(compare(p + "offset", a.offset, b.offset));
+  DEVPLAN_DIFF_(compare_bytes(p + "data", a.data, b.data));
+  DEVPLAN_DIFF_(
+      compare(p + "fully_qualified_name", a.fully_qualified_name, b.fully_qualified_name));
+  return "";
+}
+
+std::string compare_value(const std::string& p, const ValueInfo& a, const ValueInfo& b) {
+  DEVPLAN_DIFF_(compare(p + "tag", a.tag, b.tag));
+  DEVPLAN_DIFF_(compare(p + "int_value", a.int_value, b.int_value));
+  DEVPLAN_DIFF_(compare(p + "bool_value", a.bool_value, b.bool_value));
+  if (std::memcmp(&a.double_value, &b.double_value, sizeof(double)) != 0) {
+    return p + "double_value: " + str(a.double_value) + " vs " + str(b.double_value);
+  }
+  DEVPLAN_DIFF_(compare(p + "string_value", a.string_value, b.string_value));
+  DEVPLAN_DIFF_(compare_vector(p + "int_list", a.int_list, b.int_list));
+  DEVPLAN_DIFF_(compare_vector(p + "double_list", a.double_list, b.double_list));
+  DEVPLAN_DIFF_(compare_vector(p + "bool_list", a.bool_list, b.bool_list));
+  DEVPLAN_DIFF_(compare_vector(p + "value_list", a.value_list, b.value_list));
+  DEVPLAN_DIFF_(compare_tensor(p + "tensor.", a.tensor, b.tensor));
+  return "";
+}
+
+std::string compare_instruction(const std::string& p, const InstructionInfo& a,
+                                const InstructionInfo& b) {
+  DEVPLAN_DIFF_(compare(p + "kind", a.kind, b.kind));
+  DEVPLAN_DIFF_(compare(p + "op_index", a.op_index, b.op_index));
+  DEVPLAN_DIFF_(compare(p + "delegate_index", a.delegate_index, b.delegate_index));
+  DEVPLAN_DIFF_(compare_vector(p + "args", a.args, b.args));
+  DEVPLAN_DIFF_(compare(p + "move_from", a.move_from, b.move_from));
+  DEVPLAN_DIFF_(compare(p + "move_to", a.move_to, b.move_to));
+  DEVPLAN_DIFF_(compare(p + "cond_value", a.cond_value, b.cond_value));
+  DEVPLAN_DIFF_(compare(p + "destination", a.destination, b.destination));
+  DEVPLAN_DIFF_(compare(p + "free_value", a.free_value, b.free_value));
+  return "";
+}
+
+}  // namespace
+
+std::string method_plan_difference(const MethodPlan& a, const MethodPlan& b) {
+  DEVPLAN_DIFF_(compare("name", a.name, b.name));
+  DEVPLAN_DIFF_(compare_vector("buffer_sizes", a.buffer_sizes, b.buffer_sizes));
+  DEVPLAN_DIFF_(compare_vector("buffer_devices", a.buffer_devices, b.buffer_devices));
+  DEVPLAN_DIFF_(compare_vector("inputs", a.inputs, b.inputs));
+  DEVPLAN_DIFF_(compare_vector("outputs", a.outputs, b.outputs));
+  if (a.values.size() != b.values.size()) {
+    return "values: " + entries(a.values.size()) + " vs " + entries(b.values.size());
+  }
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    DEVPLAN_DIFF_(compare_value("value " + std::to_string(i) + ": ", a.values[i], b.values[i]));
+  }
+  if (a.chains.size() != b.chains.size()) {
+    return "chains: " + entries(a.chains.size()) + " vs " + entries(b.chains.size());
+  }
+  for (size_t c = 0; c < a.chains.size(); ++c) {
+    const ChainInfo& ca = a.chains[c];
+    const ChainInfo& cb = b.chains[c];
+    const std::string cp = "chain " + std::to_string(c);
+    DEVPLAN_DIFF_(compare_vector(cp + ": inputs", ca.inputs, cb.inputs));
+    DEVPLAN_DIFF_(compare_vector(cp + ": outputs", ca.outputs, cb.outputs));
+    if (ca.instructions.size() != cb.instructions.size()) {
+      return cp + ": instructions: " + entries(ca.instructions.size()) + " vs " +
+             entries(cb.instructions.size());
+    }
+    for (size_t i = 0; i < ca.instructions.size(); ++i) {
+      DEVPLAN_DIFF_(compare_instruction(cp + ", instruction " + std::to_string(i) + ": ",
+                                        ca.instructions[i], cb.instructions[i]));
+    }
+  }
+  if (a.operators.size() != b.operators.size()) {
+    return "operators: " + entries(a.operators.size()) + " vs " + entries(b.operators.size());
+  }
+  for (size_t i = 0; i < a.operators.size(); ++i) {
+    const std::string op = "operator " + std::to_string(i) + ": ";
+    DEVPLAN_DIFF_(compare(op + "name", a.operators[i].name, b.operators[i].name));
+    DEVPLAN_DIFF_(compare(op + "overload", a.operators[i].overload, b.operators[i].overload));
+  }
+  if (a.delegates.size() != b.delegates.size()) {
+    return "delegates: " + entries(a.delegates.size()) + " vs " + entries(b.delegates.size());
+  }
+  for (size_t i = 0; i < a.delegates.size(); ++i) {
+    const DelegateInfo& da = a.delegates[i];
+    const DelegateInfo& db = b.delegates[i];
+    const std::string dp = "delegate " + std::to_string(i) + ": ";
+    DEVPLAN_DIFF_(compare(dp + "id", da.id, db.id));
+    DEVPLAN_DIFF_(compare_bytes(dp + "processed", da.processed, db.processed));
+    if (da.compile_specs.size() != db.compile_specs.size()) {
+      return dp + "compile_specs: " + entries(da.compile_specs.size()) + " vs " +
+             entries(db.compile_specs.size());
+    }
+    for (size_t k = 0; k < da.compile_specs.size(); ++k) {
+      const std::string kp = dp + "compile_spec " + std::to_string(k) + ": ";
+      DEVPLAN_DIFF_(compare(kp + "key", da.compile_specs[k].key, db.compile_specs[k].key));
+      DEVPLAN_DIFF_(
+          compare_bytes(kp + "value", da.compile_specs[k].value, db.compile_specs[k].value));
+    }
+  }
+  return "";
+}
+
+bool method_plans_equal(const MethodPlan& a, const MethodPlan& b) {
+  return method_plan_difference(a, b).empty();
+}
+
+}  // namespace devplan

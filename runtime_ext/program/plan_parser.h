@@ -1,0 +1,44 @@
+// Internal to runtime_ext/program: turns one verified ExecutionPlan into a validated
+// MethodPlan. Program::load is its only user; include it nowhere else.
+#pragma once
+
+#include <runtime_ext/core/result.h>
+#include <runtime_ext/core/span.h>
+#include <runtime_ext/program/method_plan.h>
+#include <runtime_ext/schema/program_generated.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace devplan {
+namespace internal {
+
+// What a method may refer to outside itself. `program` has passed the flatbuffer verifier;
+// `segments` holds the bytes of each entry of its segment table, range-checked, and
+// constant_segment.segment_index (when used) is known to be in range.
+struct ProgramContext {
+  const executorch_flatbuffer::Program* program = nullptr;
+  std::vector<Span<const uint8_t>> segments;
+};
+
+// True when the elements of `v` (absent counts as aligned) sit at an address aligned for T.
+// The flatbuffer verifier checks only a vector's 4-byte length prefix, so a corrupt file can
+// hold a misaligned vector of 8-byte elements; readers reject those instead of reading them.
+template <typename T>
+bool elements_aligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+}
+
+// "method 'forward'", or "method 2" when the plan has no name.
+std::string method_label(const executorch_flatbuffer::ExecutionPlan* plan, size_t index);
+
+// The MethodPlan of `plan` (method number `index`), with every index range-checked; or
+// InvalidProgram whose message starts with method_label() and names the entry at fault.
+Result<MethodPlan> parse_method_plan(const ProgramContext& context,
+                                     const executorch_flatbuffer::ExecutionPlan* plan,
+                                     size_t index);
+
+}  // namespace internal
+}  // namespace devplan

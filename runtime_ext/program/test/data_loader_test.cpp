@@ -1,0 +1,115 @@
+#include <gtest/gtest.h>
+#include <runtime_ext/program/buffer_data_loader.h>
+#include <runtime_ext/program/file_data_loader.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "program_test_util.h"
+
+namespace devplan {
+namespace {
+
+using testing_util::executorch_fixture_path;
+using testing_util::read_file;
+
+TEST(BufferDataLoaderTest, LoadsRangesAndRejectsRangesPastTheEnd) {
+  const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  ASSERT_TRUE(loader.size().ok());
+  EXPECT_EQ(*loader.size(), 10u);
+
+  uint8_t out[4] = {0, 0, 0, 0};
+  ASSERT_TRUE(loader.load_into(6, 4, out).ok());
+  EXPECT_EQ(out[0], 7);
+  EXPECT_EQ(out[3], 10);
+
+  Error e = loader.load_into(7, 4, out);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "cannot load 4 bytes at offset 7 from a buffer of 10 bytes");
+  // offset + size overflows size_t: still an error, not a wrapped-around success.
+  e = loader.load_into(2, std::numeric_limits<size_t>::max(), out);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  e = loader.load_into(11, 0, out);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_TRUE(loader.load_into(10, 0, out).ok());
+}
+
+TEST(BufferDataLoaderTest, LoadReturnsAnAlignedCopy) {
+  std::vector<uint8_t> storage(40, 0);
+  for (size_t i = 0; i < storage.size(); ++i) storage[i] = static_cast<uint8_t>(i);
+  // A deliberately misaligned view.
+  BufferDataLoader loader(storage.data() + 3, 20);
+  Result<AlignedBytes> bytes = loader.load(1, 16);
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  EXPECT_EQ(bytes->size(), 16u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes->data()) % AlignedBytes::kAlignment, 0u);
+  EXPECT_EQ(bytes->data()[0], 4);
+  EXPECT_EQ(bytes->data()[15], 19);
+  EXPECT_EQ(loader.load(10, 11).code(), ErrorCode::InvalidArgument);
+}
+
+TEST(AlignedBytesTest, MovesOwnership) {
+  Result<AlignedBytes> a = AlignedBytes::allocate(64);
+  ASSERT_TRUE(a.ok());
+  uint8_t* data = a->data();
+  AlignedBytes moved(std::move(*a));
+  EXPECT_EQ(moved.data(), data);
+  EXPECT_EQ(moved.size(), 64u);
+  EXPECT_EQ(a->data(), nullptr);
+  EXPECT_EQ(a->size(), 0u);
+  Result<AlignedBytes> empty = AlignedBytes::allocate(0);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->data(), nullptr);
+}
+
+TEST(FileDataLoaderTest, ReadsTheWholeFile) {
+  const std::string path = executorch_fixture_path("add.pte");
+  Result<FileDataLoader> loader = FileDataLoader::open(path);
+  ASSERT_TRUE(loader.ok()) << loader.error();
+  EXPECT_EQ(loader->path(), path);
+  ASSERT_TRUE(loader->size().ok());
+  EXPECT_EQ(*loader->size(), 728u);
+  Result<AlignedBytes> bytes = loader->load(0, 728);
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  const std::vector<uint8_t> expected = read_file(path);
+  ASSERT_EQ(expected.size(), 728u);
+  EXPECT_EQ(std::vector<uint8_t>(bytes->data(), bytes->data() + 728), expected);
+
+  uint8_t four[4];
+  ASSERT_TRUE(loader->load_into(4, 4, four).ok());
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(four), 4), "ET12");
+  const Error past = loader->load_into(725, 4, four);
+  EXPECT_EQ(past.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(past.message(), "cannot load 4 bytes at offset 725 from a file of 728 bytes");
+}
+
+TEST(FileDataLoaderTest, MissingFileIsAccessFailedNamingThePath) {
+  Result<FileDataLoader> loader = FileDataLoader::open("/nonexistent/devplan/x.pte");
+  ASSERT_FALSE(loader.ok());
+  EXPECT_EQ(loader.code(), ErrorCode::AccessFailed);
+  EXPECT_EQ(loader.error().message(),
+            "cannot open '/nonexistent/devplan/x.pte': No such file or directory");
+}
+
+TEST(FileDataLoaderTest, DirectoryIsNotARegularFile) {
+  const std::string dir = std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch";
+  Result<FileDataLoader> loader = FileDataLoader::open(dir);
+  ASSERT_FALSE(loader.ok());
+  EXPECT_EQ(loader.code(), ErrorCode::AccessFailed);
+  EXPECT_EQ(loader.error().message(), "'" + dir + "' is not a regular file");
+}
+
+TEST(FileDataLoaderTest, MovedFromLoaderOwnsNothing) {
+  Result<FileDataLoader> loader = FileDataLoader::open(executorch_fixture_path("add.pte"));
+  ASSERT_TRUE(loader.ok());
+  FileDataLoader moved(std::move(*loader));
+  EXPECT_EQ(*moved.size(), 728u);
+  EXPECT_EQ(loader->size().code(), ErrorCode::InvalidState);
+  uint8_t b;
+  EXPECT_EQ(loader->load_into(0, 1, &b).code(), ErrorCode::InvalidState);
+}
+
+}  // namespace
+}  // namespace devplan

@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+#include <runtime_ext/program/scalar_type.h>
+
+namespace devplan {
+namespace {
+
+struct Expected {
+  ScalarType type;
+  int raw;
+  size_t size;
+  const char* name;
+};
+
+const Expected kAll[] = {
+    {ScalarType::Byte, 0, 1, "uint8"},
+    {ScalarType::Char, 1, 1, "int8"},
+    {ScalarType::Short, 2, 2, "int16"},
+    {ScalarType::Int, 3, 4, "int32"},
+    {ScalarType::Long, 4, 8, "int64"},
+    {ScalarType::Half, 5, 2, "float16"},
+    {ScalarType::Float, 6, 4, "float32"},
+    {ScalarType::Double, 7, 8, "float64"},
+    {ScalarType::Bool, 11, 1, "bool"},
+    {ScalarType::QInt8, 12, 1, "qint8"},
+    {ScalarType::QUInt8, 13, 1, "quint8"},
+    {ScalarType::QInt32, 14, 4, "qint32"},
+    {ScalarType::BFloat16, 15, 2, "bfloat16"},
+    {ScalarType::QUInt4x2, 16, 1, "quint4x2"},
+    {ScalarType::QUInt2x4, 17, 1, "quint2x4"},
+    {ScalarType::Bits16, 22, 2, "bits16"},
+    {ScalarType::Float8_e5m2, 23, 1, "float8_e5m2"},
+    {ScalarType::Float8_e4m3fn, 24, 1, "float8_e4m3fn"},
+    {ScalarType::Float8_e5m2fnuz, 25, 1, "float8_e5m2fnuz"},
+    {ScalarType::Float8_e4m3fnuz, 26, 1, "float8_e4m3fnuz"},
+    {ScalarType::UInt16, 27, 2, "uint16"},
+    {ScalarType::UInt32, 28, 4, "uint32"},
+    {ScalarType::UInt64, 29, 8, "uint64"},
+};
+
+TEST(ScalarTypeTest, EveryTypeHasItsFileValueSizeAndName) {
+  for (const Expected& e : kAll) {
+    EXPECT_EQ(static_cast<int>(e.type), e.raw) << e.name;
+    EXPECT_EQ(element_size(e.type), e.size) << e.name;
+    EXPECT_EQ(scalar_type_name(e.type), e.name);
+    ScalarType parsed = ScalarType::Byte;
+    ASSERT_TRUE(parse_scalar_type(e.name, &parsed)) << e.name;
+    EXPECT_EQ(parsed, e.type) << e.name;
+  }
+}
+
+TEST(ScalarTypeTest, ValuesOutsideTheEnumHaveNoSizeAndAnUnknownName) {
+  for (int raw : {8, 9, 10, 18, 21, 30, 127, -1}) {
+    const ScalarType t = static_cast<ScalarType>(raw);
+    EXPECT_EQ(element_size(t), 0u) << raw;
+    EXPECT_EQ(scalar_type_name(t), "unknown(" + std::to_string(raw) + ")");
+  }
+}
+
+TEST(ScalarTypeTest, ParseRejectsAnythingElse) {
+  ScalarType out = ScalarType::Double;
+  for (const char* bad : {"", "float", "Float32", "FLOAT", "float32 ", "unknown(8)", "int"}) {
+    EXPECT_FALSE(parse_scalar_type(bad, &out)) << bad;
+  }
+  EXPECT_EQ(out, ScalarType::Double);
+}
+
+}  // namespace
+}  // namespace devplan

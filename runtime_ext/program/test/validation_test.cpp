@@ -1,0 +1,944 @@
+// Every validation rule of Program::load, each with its own invalid program, exact error code
+// and full message.
+#include <gtest/gtest.h>
+#include <runtime_ext/program/program.h>
+#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/schema/program_generated.h>
+
+#include <functional>
+
+#include "program_test_util.h"
+
+namespace devplan {
+namespace {
+
+namespace fb = executorch_flatbuffer;
+using testing_util::float_bytes;
+
+const TensorSpec kF4 = TensorSpec::of(ScalarType::Float, {2, 2});  // 16 bytes
+TensorSpec f4_on(Device d) { return TensorSpec::of(ScalarType::Float, {2, 2}, d); }
+
+// The status of method "forward" built by `fill` (Ok when it loads), or the program's own
+// load error.
+Error forward_status(const std::function<void(MethodBuilder&)>& fill,
+                     ProgramBuilderOptions options = {}) {
+  ProgramBuilder builder(options);
+  fill(builder.add_method("forward"));
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  if (!program.ok()) return program.error();
+  return program->method_status("forward");
+}
+
+// Expects method "forward" built by `fill` to fail with InvalidProgram and
+// "method 'forward': <message>".
+void expect_invalid(const std::function<void(MethodBuilder&)>& fill, const std::string& message,
+                    ProgramBuilderOptions options = {}) {
+  const Error e = forward_status(fill, options);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e;
+  EXPECT_EQ(e.message(), "method 'forward': " + message);
+}
+
+void expect_valid(const std::function<void(MethodBuilder&)>& fill,
+                  ProgramBuilderOptions options = {}) {
+  const Error e = forward_status(fill, options);
+  EXPECT_TRUE(e.ok()) << e;
+}
+
+// Two buffers (file entries 1 and 2): cpu:0 32 bytes and cuda:0 48 bytes.
+void two_buffers(MethodBuilder& m) {
+  m.add_buffer(32);
+  m.add_buffer(48, Device::cuda(0));
+}
+
+// ---- non_const_buffer_device ------------------------------------------------------------------
+
+TEST(BufferDeviceValidationTest, BufferIdxZeroIsReserved) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, 1, 0}, {0, 1, 0}});
+      },
+      "non_const_buffer_device entry 1: buffer_idx 0 is reserved");
+}
+
+TEST(BufferDeviceValidationTest, NegativeBufferIdx) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{-1, 1, 0}});
+      },
+      "non_const_buffer_device entry 0: buffer_idx -1 is negative");
+}
+
+TEST(BufferDeviceValidationTest, BufferIdxPastTheLastBuffer) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{3, 1, 0}});
+      },
+      "non_const_buffer_device entry 0: buffer_idx 3 is past the last buffer "
+      "(non_const_buffer_sizes has 3 entries)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.set_raw_buffer_sizes({0});
+        m.set_raw_buffer_devices({{1, 1, 0}});
+      },
+      "non_const_buffer_device entry 0: buffer_idx 1 is past the last buffer "
+      "(non_const_buffer_sizes has 1 entry)");
+  // No sizes list at all.
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.set_raw_buffer_sizes({});
+        m.set_raw_buffer_devices({{1, 1, 0}});
+      },
+      "non_const_buffer_device entry 0: buffer_idx 1 is past the last buffer "
+      "(non_const_buffer_sizes has 0 entries)");
+}
+
+TEST(BufferDeviceValidationTest, TwoEntriesForOneBuffer) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, 1, 0}, {2, 1, 1}});
+      },
+      "non_const_buffer_device entry 1: buffer_idx 2 already has a device (entry 0)");
+  // Even when both say the same thing.
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, 1, 0}, {1, 1, 0}, {2, 1, 0}});
+      },
+      "non_const_buffer_device entry 2: buffer_idx 2 already has a device (entry 0)");
+}
+
+TEST(BufferDeviceValidationTest, UnknownDeviceType) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, 7, 0}});
+      },
+      "non_const_buffer_device entry 0: unknown device type 7");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, -3, 0}});
+      },
+      "non_const_buffer_device entry 0: unknown device type -3");
+}
+
+TEST(BufferDeviceValidationTest, NegativeDeviceIndex) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, 1, -1}});
+      },
+      "non_const_buffer_device entry 0: negative device index -1");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{2, 1, -128}});
+      },
+      "non_const_buffer_device entry 0: negative device index -128");
+}
+
+TEST(BufferDeviceValidationTest, ExplicitCpuEntryIsAllowedWithIndexZeroOnly) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  two_buffers(m);
+  m.set_raw_buffer_devices({{1, 0, 0}, {2, 1, 0}});
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  Result<MethodMeta> meta = program->method_meta("forward");
+  ASSERT_TRUE(meta.ok()) << meta.error();
+  EXPECT_EQ(*meta->memory_planned_buffer_device(0), Device::cpu());
+  EXPECT_EQ(*meta->memory_planned_buffer_device(1), Device::cuda(0));
+
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.set_raw_buffer_devices({{1, 0, 1}});
+      },
+      "non_const_buffer_device entry 0: cpu device index must be 0, got 1");
+}
+
+TEST(BufferDeviceValidationTest, CpuFirstNumberingIsNotEnforced) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer(48, Device::cuda(1));
+  m.add_buffer(16);
+  m.add_buffer(32, Device::cuda(0));
+  m.add_planned_tensor(f4_on(Device::cuda(1)), 0, 32);
+  m.add_planned_tensor(kF4, 1, 0);
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  Result<MethodMeta> meta = program->method_meta("forward");
+  ASSERT_TRUE(meta.ok()) << meta.error();
+  EXPECT_EQ(*meta->memory_planned_buffer_device(0), Device::cuda(1));
+  EXPECT_EQ(*meta->memory_planned_buffer_device(1), Device::cpu());
+  EXPECT_EQ(*meta->memory_planned_buffer_device(2), Device::cuda(0));
+}
+
+TEST(BufferSizeValidationTest, NegativeBufferSize) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.set_raw_buffer_sizes({0, 32, -5});
+      },
+      "non_const_buffer_sizes entry 2 (buffer 1): negative size -5");
+}
+
+TEST(BufferSizeValidationTest, ReservedEntryZeroIsIgnored) {
+  ProgramBuilder builder;
+  builder.add_method("forward").set_raw_buffer_sizes({-7, 32});
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  Result<MethodMeta> meta = program->method_meta("forward");
+  ASSERT_TRUE(meta.ok()) << meta.error();
+  EXPECT_EQ(meta->num_memory_planned_buffers(), 1u);
+  EXPECT_EQ(*meta->memory_planned_buffer_size(0), 32);
+}
+
+// ---- tensors ------------------------------------------------------------------------------------
+
+TEST(TensorValidationTest, UnknownScalarType) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(TensorSpec::of(static_cast<ScalarType>(8), {2}));
+      },
+      "value 0: unknown scalar type 8");
+}
+
+TEST(TensorValidationTest, NegativeSize) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_int(1);
+        m.add_runtime_tensor(TensorSpec::of(ScalarType::Float, {2, -1}));
+      },
+      "value 1: negative size -1 in dimension 1");
+}
+
+TEST(TensorValidationTest, ByteSizeOverflow) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(
+            TensorSpec::of(ScalarType::Double, {2147483647, 2147483647, 2147483647}));
+      },
+      "value 0: tensor byte size overflows (sizes [2147483647, 2147483647, 2147483647])");
+}
+
+TEST(TensorValidationTest, EmptyShapeIsOneElement) {
+  ProgramBuilder builder;
+  builder.add_method("forward").add_runtime_tensor(TensorSpec::of(ScalarType::Long, {}));
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok());
+  EXPECT_EQ((*program->method_plan("forward"))->values[0].tensor.nbytes, 8u);
+}
+
+TEST(TensorValidationTest, DimOrderMustBeAPermutation) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        TensorSpec spec = kF4;
+        spec.dim_order = {0};
+        m.add_runtime_tensor(spec);
+      },
+      "value 0: dim_order [0] has 1 entry, sizes has 2");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        TensorSpec spec = kF4;
+        spec.dim_order = {1, 1};
+        m.add_runtime_tensor(spec);
+      },
+      "value 0: dim_order [1, 1] is not a permutation of the 2 dimensions");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        TensorSpec spec = kF4;
+        spec.dim_order = {0, 2};
+        m.add_runtime_tensor(spec);
+      },
+      "value 0: dim_order [0, 2] is not a permutation of the 2 dimensions");
+  expect_valid([](MethodBuilder& m) {
+    TensorSpec spec = kF4;
+    spec.dim_order = {1, 0};
+    m.add_runtime_tensor(spec);
+  });
+}
+
+TEST(TensorValidationTest, UnknownShapeDynamism) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        TensorSpec spec = kF4;
+        spec.dynamism = static_cast<TensorShapeDynamism>(5);
+        m.add_runtime_tensor(spec);
+      },
+      "value 0: unknown shape dynamism 5");
+}
+
+TEST(TensorValidationTest, BadTensorDevices) {
+  expect_invalid(
+      [](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(static_cast<DeviceType>(9), 0))); },
+      "value 0: unknown device type 9");
+  expect_invalid(
+      [](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(DeviceType::CUDA, -2))); },
+      "value 0: negative device index -2");
+  expect_invalid([](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(DeviceType::CPU, 3))); },
+                 "value 0: cpu device index must be 0, got 3");
+  // A runtime-bound tensor may live on a device.
+  expect_valid([](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device::cuda(5))); });
+}
+
+TEST(TensorValidationTest, PlannedTensorOnAnotherDeviceThanItsBuffer) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(kF4, 0, 0);
+        m.add_planned_tensor(kF4, 0, 16);
+        m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 0);
+        m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 16);
+        m.add_planned_tensor(f4_on(Device::cuda(0)), 0, 0);
+      },
+      "value 4: tensor on cuda:0 planned in buffer 0 on cpu:0");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(kF4, 1, 0);
+      },
+      "value 0: tensor on cpu:0 planned in buffer 1 on cuda:0");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(f4_on(Device::cuda(1)), 1, 0);
+      },
+      "value 0: tensor on cuda:1 planned in buffer 1 on cuda:0");
+}
+
+TEST(TensorValidationTest, MemoryIdZeroIsInvalid) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        const int32_t v = m.add_planned_tensor(kF4, 0, 0);
+        RawTensorFields raw;
+        raw.memory_id = 0;
+        m.set_raw_tensor_fields(v, raw);
+      },
+      "value 0: memory_id 0 is invalid (memory ids are 1-based)");
+}
+
+TEST(TensorValidationTest, MemoryIdPastTheLastBuffer) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(kF4, 2, 0);  // memory_id 3
+      },
+      "value 0: memory_id 3 is past the last buffer (the method has 2 planned buffers)");
+  expect_invalid([](MethodBuilder& m) { m.add_planned_tensor(kF4, 0, 0); },
+                 "value 0: memory_id 1 is past the last buffer (the method has 0 planned "
+                 "buffers)");
+}
+
+TEST(TensorValidationTest, BytesPastTheEndOfTheBuffer) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 40);
+      },
+      "value 0: 16 bytes at offset 40 run past the end of buffer 1 (48 bytes)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(kF4, 0, 33);
+      },
+      "value 0: 16 bytes at offset 33 run past the end of buffer 0 (32 bytes)");
+  // offset + nbytes overflows 64 bits.
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(kF4, 0, UINT64_MAX - 3);
+      },
+      "value 0: 16 bytes at offset 18446744073709551612 run past the end of buffer 0 (32 "
+      "bytes)");
+  // Ending exactly at the end is fine.
+  expect_valid([](MethodBuilder& m) {
+    two_buffers(m);
+    m.add_planned_tensor(kF4, 0, 16);
+  });
+}
+
+TEST(TensorValidationTest, OffsetsUseBothWords) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer((uint64_t{1} << 33));
+  m.add_planned_tensor(kF4, 0, (uint64_t{1} << 32) + 16);
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  const TensorInfo& t = (*program->method_plan("forward"))->values[0].tensor;
+  EXPECT_EQ(t.offset, (uint64_t{1} << 32) + 16);
+  EXPECT_EQ(t.buffer_index, 0u);
+}
+
+TEST(TensorValidationTest, OverlappingLiveTensorsStillLoad) {
+  // Checking lifetimes is the plan verifier's job, not the reader's.
+  expect_valid([](MethodBuilder& m) {
+    m.add_buffer(32);
+    const int32_t a = m.add_planned_tensor(kF4, 0, 0);
+    const int32_t b = m.add_planned_tensor(kF4, 0, 8);
+    const int32_t alpha = m.add_int(1);
+    m.add_kernel_call("aten::add", "out", {a, b, alpha, b, b});
+    m.set_inputs({a});
+    m.set_outputs({b});
+  });
+}
+
+// ---- constants ----------------------------------------------------------------------------------
+
+ProgramBuilderOptions inline_constants() {
+  ProgramBuilderOptions options;
+  options.constant_storage = ProgramBuilderOptions::ConstantStorage::InlineBuffer;
+  return options;
+}
+
+TEST(ConstantValidationTest, SegmentIndexOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        const int32_t c = m.add_constant_tensor(kF4, float_bytes({1, 2, 3, 4}));
+        RawTensorFields raw;
+        raw.data_buffer_idx = 5;
+        m.set_raw_tensor_fields(c, raw);
+      },
+      "value 0: constant data_buffer_idx 5 is out of range (constant_segment has 2 offsets)");
+}
+
+TEST(ConstantValidationTest, SegmentDataShorterThanTheTensor) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_constant_tensor(kF4, float_bytes({1, 2}));
+      },
+      "value 0: constant data (16 bytes at offset 0) runs past the end of segment 0 "
+      "(8 bytes)");
+}
+
+TEST(ConstantValidationTest, InlineIndexOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        const int32_t c = m.add_constant_tensor(kF4, float_bytes({1, 2, 3, 4}));
+        RawTensorFields raw;
+        raw.data_buffer_idx = 4;
+        m.set_raw_tensor_fields(c, raw);
+      },
+      "value 0: constant data_buffer_idx 4 is out of range (constant_buffer has 2 entries)",
+      inline_constants());
+}
+
+TEST(ConstantValidationTest, InlineDataShorterThanTheTensor) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_constant_tensor(kF4, float_bytes({1, 2}));
+      },
+      "value 0: constant_buffer 1 holds 8 bytes, the tensor needs 16", inline_constants());
+}
+
+TEST(ConstantValidationTest, ConstantWithoutAnyConstantData) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        const int32_t v = m.add_runtime_tensor(kF4);
+        RawTensorFields raw;
+        raw.data_buffer_idx = 1;
+        m.set_raw_tensor_fields(v, raw);
+      },
+      "value 0: constant data_buffer_idx 1 is out of range (constant_buffer has 0 entries)");
+}
+
+TEST(ConstantValidationTest, BothStoragesReadBackTheData) {
+  for (bool in_segment : {true, false}) {
+    ProgramBuilderOptions options = in_segment ? ProgramBuilderOptions() : inline_constants();
+    ProgramBuilder builder(options);
+    MethodBuilder& m = builder.add_method("forward");
+    m.add_constant_tensor(kF4, float_bytes({1, 2, 3, 4}));
+    m.add_constant_tensor(TensorSpec::of(ScalarType::Float, {3}), float_bytes({5, 6, 7}));
+    m.add_constant_tensor(TensorSpec::of(ScalarType::Float, {0}), {});
+    Result<Program> program = Program::load_from_bytes(builder.build());
+    ASSERT_TRUE(program.ok()) << program.error();
+    const MethodPlan& plan = **program->method_plan("forward");
+    EXPECT_EQ(testing_util::as_floats(plan.values[0].tensor.data),
+              std::vector<float>({1, 2, 3, 4}));
+    EXPECT_EQ(testing_util::as_floats(plan.values[1].tensor.data), std::vector<float>({5, 6, 7}));
+    EXPECT_EQ(plan.values[2].tensor.data.size(), 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(plan.values[1].tensor.data.data()) % 16, 0u);
+    EXPECT_EQ(program->extended_header().has_value(), in_segment);
+  }
+}
+
+// ---- initial values of planned tensors ---------------------------------------------------------
+
+TEST(InitialValueValidationTest, ReadsBackTheInitialValue) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer(32);
+  m.add_planned_tensor_with_initial_value(kF4, 0, 16, float_bytes({9, 8, 7, 6}));
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  const TensorInfo& t = (*program->method_plan("forward"))->values[0].tensor;
+  EXPECT_EQ(t.storage, TensorStorage::PlannedWithInitial);
+  EXPECT_TRUE(t.is_planned());
+  EXPECT_EQ(t.offset, 16u);
+  EXPECT_EQ(testing_util::as_floats(t.data), std::vector<float>({9, 8, 7, 6}));
+}
+
+TEST(InitialValueValidationTest, MutableDataSegmentsIdxOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_buffer(32);
+        const int32_t v =
+            m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2, 3, 4}));
+        RawTensorFields raw;
+        raw.mutable_data_segments_idx = 1;
+        m.set_raw_tensor_fields(v, raw);
+      },
+      "value 0: mutable_data_segments_idx 1 is out of range (the program has 1 mutable data "
+      "segment)");
+}
+
+TEST(InitialValueValidationTest, DataBufferIdxOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_buffer(32);
+        const int32_t v =
+            m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2, 3, 4}));
+        RawTensorFields raw;
+        raw.data_buffer_idx = 7;
+        m.set_raw_tensor_fields(v, raw);
+      },
+      "value 0: data_buffer_idx 7 is out of range (mutable_data_segments 0 has 2 offsets)");
+}
+
+TEST(InitialValueValidationTest, InitialValueShorterThanTheTensor) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_buffer(32);
+        m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2}));
+      },
+      "value 0: initial value (16 bytes at offset 0) runs past the end of segment 0 (8 bytes)");
+}
+
+TEST(InitialValueValidationTest, NoMutableDataSegmentsAtAll) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_buffer(32);
+        const int32_t v = m.add_planned_tensor(kF4, 0, 0);
+        RawTensorFields raw;
+        raw.data_buffer_idx = 1;
+        m.set_raw_tensor_fields(v, raw);
+      },
+      "value 0: mutable_data_segments_idx 0 is out of range (the program has 0 mutable data "
+      "segments)");
+}
+
+// ---- other values -------------------------------------------------------------------------------
+
+TEST(ValueValidationTest, TensorListItems) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(kF4);
+        m.add_tensor_list({0, 9});
+      },
+      "value 1: TensorList item 1: value index 9 is out of range (2 values)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_int(3);
+        m.add_tensor_list({0});
+      },
+      "value 1: TensorList item 0: value 0 is Int, not a Tensor");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_null();
+        m.add_tensor_list({0});
+      },
+      "value 1: TensorList item 0: value 0 is Null, not a Tensor");
+  // Items may name later values.
+  expect_valid([](MethodBuilder& m) {
+    m.add_tensor_list({1, 2});
+    m.add_runtime_tensor(kF4);
+    m.add_runtime_tensor(kF4);
+  });
+}
+
+TEST(ValueValidationTest, OptionalTensorListItems) {
+  expect_valid([](MethodBuilder& m) {
+    m.add_runtime_tensor(kF4);
+    m.add_null();
+    m.add_optional_tensor_list({0, 1, 0});
+  });
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_double(1.5);
+        m.add_optional_tensor_list({0});
+      },
+      "value 1: OptionalTensorList item 0: value 0 is Double, not a Tensor or Null");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_null();
+        m.add_optional_tensor_list({-1});
+      },
+      "value 1: OptionalTensorList item 0: value index -1 is out of range (2 values)");
+}
+
+TEST(ValueValidationTest, UnknownValueType) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        ValueInfo v;
+        v.tag = static_cast<ValueTag>(12);
+        m.add_value(v);
+      },
+      "value 0: unknown value type 12");
+}
+
+// ---- plan inputs and outputs
+// ---------------------------------------------------------------------
+
+TEST(PlanValidationTest, InputsAndOutputsInRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(kF4);
+        m.add_runtime_tensor(kF4);
+        m.set_inputs({0, 5});
+      },
+      "input 1: value index 5 is out of range (2 values)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(kF4);
+        m.set_outputs({-1});
+      },
+      "output 0: value index -1 is out of range (1 value)");
+}
+
+// ---- instructions
+// --------------------------------------------------------------------------------
+
+// Values: 0 a, 1 b (tensors), 2 alpha (Int 1); operator 0 aten::add.out.
+void add_program(MethodBuilder& m) {
+  m.add_runtime_tensor(kF4);
+  m.add_runtime_tensor(kF4);
+  m.add_int(1);
+  m.add_operator("aten::add", "out");
+  m.add_chain();
+}
+
+TEST(InstructionValidationTest, OpIndexOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_kernel_call(0, {0, 1, 2, 1, 1});
+        m.add_kernel_call(3, {0, 1, 2, 1, 1});
+      },
+      "chain 0, instruction 1: op_index 3 is out of range (1 operator)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_kernel_call(-1, {});
+      },
+      "chain 0, instruction 0: op_index -1 is out of range (1 operator)");
+}
+
+TEST(InstructionValidationTest, KernelArgumentsInRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_kernel_call(0, {0, 1, 7, 1, 1});
+      },
+      "chain 0, instruction 0: argument 2: value index 7 is out of range (3 values)");
+}
+
+TEST(InstructionValidationTest, DelegateIndexAndArguments) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_delegate("B", {});
+        m.add_delegate_call(1, {0, 1});
+      },
+      "chain 0, instruction 0: delegate_index 1 is out of range (1 delegate)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_delegate("B", {});
+        m.add_delegate_call(0, {0, -4});
+      },
+      "chain 0, instruction 0: argument 1: value index -4 is out of range (3 values)");
+}
+
+TEST(InstructionValidationTest, MoveOperands) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_move(5, 0);
+      },
+      "chain 0, instruction 0: move_from: value index 5 is out of range (3 values)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_move(0, 3);
+      },
+      "chain 0, instruction 0: move_to: value index 3 is out of range (3 values)");
+}
+
+TEST(InstructionValidationTest, JumpFalseOperands) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_jump_false(3, 0);
+      },
+      "chain 0, instruction 0: cond_value_index: value index 3 is out of range (3 values)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_jump_false(2, 0);
+      },
+      "chain 0, instruction 0: cond_value_index: value 2 is Int, not a Bool");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        const int32_t cond = m.add_bool(false);
+        m.add_jump_false(cond, 1);
+        m.add_jump_false(cond, 2);
+      },
+      "chain 0, instruction 1: destination_instruction 2 is out of range (the chain has 2 "
+      "instructions)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_jump_false(m.add_bool(true), -1);
+      },
+      "chain 0, instruction 0: destination_instruction -1 is out of range (the chain has 1 "
+      "instruction)");
+}
+
+TEST(InstructionValidationTest, FreeOperand) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_free(9);
+      },
+      "chain 0, instruction 0: value_index: value index 9 is out of range (3 values)");
+}
+
+TEST(InstructionValidationTest, UnknownInstructionType) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        InstructionInfo ins;
+        ins.kind = static_cast<InstructionKind>(7);  // union type 8
+        m.add_instruction(ins);
+      },
+      "chain 0, instruction 0: unknown instruction type 8");
+}
+
+TEST(InstructionValidationTest, ChainInputsAndLaterChains) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(kF4);
+        m.add_chain({3}, {});
+      },
+      "chain 0: input 0: value index 3 is out of range (1 value)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_runtime_tensor(kF4);
+        m.add_chain({}, {0, 1});
+      },
+      "chain 0: output 1: value index 1 is out of range (1 value)");
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_kernel_call(0, {0, 1, 2, 1, 1});
+        m.add_chain();
+        m.add_free(4);
+      },
+      "chain 1, instruction 0: value_index: value index 4 is out of range (3 values)");
+}
+
+// ---- delegates
+// -----------------------------------------------------------------------------------
+
+TEST(DelegateValidationTest, InlineIndexOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_delegate("A", {1, 2});
+        m.add_delegate("B", {3});
+        m.set_raw_delegate_reference(1, 0, 5);
+      },
+      "delegate 1: inline data index 5 is out of range (the program has 1 "
+      "backend_delegate_data entry)");
+}
+
+TEST(DelegateValidationTest, SegmentIndexOutOfRange) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_delegate("A", {1, 2});
+        m.set_raw_delegate_reference(0, 1, 2);
+      },
+      "delegate 0: segment index 2 is out of range (the program has 0 segments)");
+}
+
+TEST(DelegateValidationTest, UnknownDataLocation) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        m.add_delegate("A", {1, 2});
+        m.set_raw_delegate_reference(0, 7, 0);
+      },
+      "delegate 0: unknown data location 7");
+}
+
+TEST(DelegateValidationTest, SegmentDataReadsBack) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_delegate("Inline", {1, 2, 3});
+  m.add_delegate("InSegment", {4, 5, 6, 7, 8}, {{"k", {9}}}, DelegateDataLocation::Segment);
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  const MethodPlan& plan = **program->method_plan("forward");
+  ASSERT_EQ(plan.delegates.size(), 2u);
+  EXPECT_EQ(
+      std::vector<uint8_t>(plan.delegates[0].processed.begin(), plan.delegates[0].processed.end()),
+      std::vector<uint8_t>({1, 2, 3}));
+  EXPECT_EQ(
+      std::vector<uint8_t>(plan.delegates[1].processed.begin(), plan.delegates[1].processed.end()),
+      std::vector<uint8_t>({4, 5, 6, 7, 8}));
+  EXPECT_EQ(plan.delegates[1].processed.data(), program->segments()[0].data());
+  ASSERT_EQ(plan.delegates[1].compile_specs.size(), 1u);
+  EXPECT_EQ(plan.delegates[1].compile_specs[0].key, "k");
+  EXPECT_EQ(plan.delegates[1].compile_specs[0].value.size(), 1u);
+}
+
+// ---- tables the builder never leaves out, written by hand
+// ----------------------------------------
+
+using FbOffset = flatbuffers::Offset<fb::ExecutionPlan>;
+
+Error raw_method_status(const std::function<FbOffset(flatbuffers::FlatBufferBuilder&)>& plan) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<FbOffset> plans{plan(fbb)};
+  fbb.Finish(fb::CreateProgram(fbb, 0, fbb.CreateVector(plans)), fb::ProgramIdentifier());
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()));
+  if (!program.ok()) return program.error();
+  Result<const MethodPlan*> p = program->method_plan_at(0);
+  return p.ok() ? Error::success() : p.error();
+}
+
+TEST(RawTableValidationTest, MethodWithoutAName) {
+  const Error e = raw_method_status(
+      [](flatbuffers::FlatBufferBuilder& fbb) { return fb::CreateExecutionPlan(fbb); });
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "method 0: has no name");
+}
+
+TEST(RawTableValidationTest, TensorWithoutSizes) {
+  const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    auto t = fb::CreateTensor(fbb, fb::ScalarType::FLOAT);
+    std::vector<flatbuffers::Offset<fb::EValue>> values{
+        fb::CreateEValue(fbb, fb::KernelTypes::Tensor, t.Union())};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, fbb.CreateVector(values));
+  });
+  EXPECT_EQ(e.message(), "method 'forward': value 0: tensor has no sizes");
+}
+
+TEST(RawTableValidationTest, UnionTypeWithoutItsTable) {
+  const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    std::vector<flatbuffers::Offset<fb::EValue>> values{
+        fb::CreateEValue(fbb, fb::KernelTypes::Int, 0)};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, fbb.CreateVector(values));
+  });
+  EXPECT_EQ(e.message(), "method 'forward': value 0: Int value has no table");
+}
+
+TEST(RawTableValidationTest, InstructionWithoutArguments) {
+  const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    std::vector<flatbuffers::Offset<fb::Instruction>> instructions{fb::CreateInstruction(fbb)};
+    std::vector<flatbuffers::Offset<fb::Chain>> chains{
+        fb::CreateChain(fbb, 0, 0, fbb.CreateVector(instructions))};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+                                   fbb.CreateVector(chains));
+  });
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0, instruction 0: has no arguments (instruction type NONE)");
+}
+
+TEST(RawTableValidationTest, OperatorWithoutAName) {
+  const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    std::vector<flatbuffers::Offset<fb::Operator>> ops{fb::CreateOperator(fbb)};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0, 0,
+                                   fbb.CreateVector(ops));
+  });
+  EXPECT_EQ(e.message(), "method 'forward': operator 0: has no name");
+}
+
+TEST(RawTableValidationTest, DelegateWithoutIdOrReference) {
+  Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    std::vector<flatbuffers::Offset<fb::BackendDelegate>> ds{fb::CreateBackendDelegate(fbb)};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0, 0, 0,
+                                   fbb.CreateVector(ds));
+  });
+  EXPECT_EQ(e.message(), "method 'forward': delegate 0: has no backend id");
+  e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    std::vector<flatbuffers::Offset<fb::BackendDelegate>> ds{
+        fb::CreateBackendDelegate(fbb, fbb.CreateString("B"))};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0, 0, 0,
+                                   fbb.CreateVector(ds));
+  });
+  EXPECT_EQ(e.message(), "method 'forward': delegate 0: has no processed data reference");
+}
+
+TEST(RawTableValidationTest, AbsentListsAreEmpty) {
+  const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"));
+  });
+  EXPECT_TRUE(e.ok()) << e;
+}
+
+}  // namespace
+}  // namespace devplan
+
+namespace devplan {
+namespace {
+
+// Moves the vector at `vector_in_bytes` (a pointer into `bytes`) 4 bytes later by patching the
+// offset that points at it: its length is then read from its first element and its elements
+// start 4 bytes off their alignment. Returns false when no offset points at it.
+bool shift_vector(std::vector<uint8_t>* bytes, const void* vector_in_bytes) {
+  const size_t target = static_cast<const uint8_t*>(vector_in_bytes) - bytes->data();
+  for (size_t at = 0; at + 4 <= target; at += 4) {
+    if (at + testing_util::read_u32_le(*bytes, at) == target) {
+      testing_util::write_u32_le(bytes, at, testing_util::read_u32_le(*bytes, at) + 4);
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(AlignmentValidationTest, MisalignedEightByteVectorsAreRejected) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer(32);
+  m.add_int_list({1, 2});
+  std::vector<uint8_t> bytes = builder.build();
+  ASSERT_TRUE(Program::load_from_bytes(bytes).ok());
+  {
+    std::vector<uint8_t> patched = bytes;
+    const fb::ExecutionPlan* plan = fb::GetProgram(patched.data())->execution_plan()->Get(0);
+    const void* items = plan->values()->Get(0)->val_as_IntList()->items();
+    ASSERT_TRUE(shift_vector(&patched, items));
+    Result<Program> program = Program::load_from_bytes(patched);
+    ASSERT_TRUE(program.ok()) << program.error();
+    const Error e = program->method_status("forward");
+    EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+    EXPECT_EQ(e.message(), "method 'forward': value 0: IntList items are misaligned");
+  }
+  {
+    std::vector<uint8_t> patched = bytes;
+    const fb::ExecutionPlan* plan = fb::GetProgram(patched.data())->execution_plan()->Get(0);
+    ASSERT_TRUE(shift_vector(&patched, plan->non_const_buffer_sizes()));
+    Result<Program> program = Program::load_from_bytes(patched);
+    ASSERT_TRUE(program.ok()) << program.error();
+    EXPECT_EQ(program->method_status("forward").message(),
+              "method 'forward': non_const_buffer_sizes is misaligned");
+  }
+}
+
+}  // namespace
+}  // namespace devplan

@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# Builds and runs devplan's CUDA tests (label cuda), and runs them under compute-sanitizer
+# where that tool exists and works on the device.
+#
+#   scripts/cuda-check.sh                       # configure build-cuda-check/ with
+#                                               # -DDEVPLAN_WITH_CUDA=ON, build the CUDA test
+#                                               # binaries, ctest -L cuda, then the sanitizer
+#   scripts/cuda-check.sh --package OUTDIR      # build the CUDA test binaries here, linked
+#                                               # statically (GoogleTest, cudart_static,
+#                                               # libstdc++), into OUTDIR (at most 64 MiB)
+#   scripts/cuda-check.sh --prebuilt DIR [--results RDIR] [--require-gpu]
+#                                               # run the binaries of a package directly, for a
+#                                               # GPU machine without GoogleTest or network;
+#                                               # gtest XML and logs go to RDIR (default
+#                                               # DIR/results)
+#
+# --require-gpu makes "no usable CUDA device" a failure instead of a skip.
+#
+# compute-sanitizer: first the known-clean cuda_sanitizer_probe runs under
+# `compute-sanitizer --leak-check full --error-exitcode 1`. If that fails, the tool cannot run
+# on this device (reported, not a failure: on gVisor machines it answers "Device not
+# supported"); if it passes, the GPU test binary runs under it and any error or leak it reports
+# fails the check.
+#
+# Environment: JOBS (build parallelism, default nproc), BUILD_DIR (default build-cuda-check),
+# PACKAGE_BUILD_DIR (default build-cuda-package), COMPUTE_SANITIZER (the tool's path),
+# CUDA_CHECK_BUDGET_S (seconds for all test runs together, default 540: the whole check stays
+# within 10 minutes), DEVPLAN_SOURCE_DIR (the CMake source tree, default the repository).
+#
+# Exit status: 0 when every test passed or skipped for want of a device (and the sanitizer
+# found nothing or could not run), 1 otherwise, 2 for a usage error.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+script_path="$repo/scripts/$(basename "$0")"
+source_dir=${DEVPLAN_SOURCE_DIR:-$repo}
+jobs=${JOBS:-$(nproc)}
+budget=${CUDA_CHECK_BUDGET_S:-540}
+deadline=$((SECONDS + budget))
+
+# The binaries a package holds, with their role: gpu (GoogleTest, label cuda), unit
+# (GoogleTest, needs no GPU), probe (the sanitizer probe).
+package_binaries=(cuda_gpu_test:gpu cuda_allocator_test:unit cuda_runtime_test:unit
+                  cuda_sanitizer_probe:probe)
+build_targets=(cuda_gpu_test cuda_sanitizer_probe cuda_allocator_test cuda_runtime_test)
+
+max_package_bytes=$((64 * 1024 * 1024))
+
+say() { echo "cuda-check: $*"; }
+die() { echo "cuda-check: $*" >&2; exit 1; }
+
+usage() {
+  sed -n '2,/^set -euo/p' "$script_path" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+# Seconds left of the budget (at least 1, so `timeout` always gets a valid value).
+time_left() {
+  local left=$((deadline - SECONDS))
+  ((left < 1)) && left=1
+  echo "$left"
+}
+
+find_sanitizer() {
+  if [[ -n ${COMPUTE_SANITIZER:-} ]]; then
+    [[ -x $COMPUTE_SANITIZER ]] && echo "$COMPUTE_SANITIZER"
+    return 0
+  fi
+  local candidate
+  for candidate in "$(command -v compute-sanitizer 2>/dev/null || true)" \
+                   /usr/local/cuda/bin/compute-sanitizer \
+                   /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    if [[ -n $candidate && -x $candidate ]]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+}
+
+# Lines of compute-sanitizer's output that say the tool itself could not work here.
+tool_failure_lines() {
+  grep -E -i 'device not supported|not supported on this|unable to (find|load|initialize|start)|could not (find|load|initialize|start)|failed to (initialize|load|launch)|injection|target application terminated before first instrumented api call|internal sanitizer error|LibraryNotLoaded' \
+    "$1" | head -5 || true
+}
+
+# run_sanitizer_stage RESULTS PROBE GPU_BINARY...
+# Returns 0 when the sanitizer found nothing or cannot run here, 1 when it found a problem.
+run_sanitizer_stage() {
+  local results=$1 probe=$2
+  shift 2
+  local log="$results/sanitizer.log"
+  local sanitizer
+  sanitizer=$(find_sanitizer)
+  if [[ -z $sanitizer ]]; then
+    say "sanitizer: compute-sanitizer not found; skipped"
+    echo "sanitizer: not found" >>"$results/summary.txt"
+    return 0
+  fi
+  say "sanitizer: using $sanitizer"
+  : >"$log"
+
+  local rc=0
+  timeout "$(time_left)" "$probe" >>"$log" 2>&1 || rc=$?
+  if ((rc == 77)); then
+    say "sanitizer: no usable CUDA device; skipped ($(tail -1 "$log"))"
+    echo "sanitizer: skipped, no usable CUDA device" >>"$results/summary.txt"
+    return 0
+  elif ((rc != 0)); then
+    say "sanitizer: the probe failed without the sanitizer (rc $rc):"
+    tail -5 "$log"
+    echo "sanitizer: probe failed plainly (rc $rc)" >>"$results/summary.txt"
+    return 1
+  fi
+
+  local probe_log="$results/.probe-sanitized.log"
+  rc=0
+  timeout "$(time_left)" "$sanitizer" --leak-check full --error-exitcode 1 "$probe" \
+    >"$probe_log" 2>&1 || rc=$?
+  {
+    echo "==== compute-sanitizer on cuda_sanitizer_probe (rc $rc)"
+    cat "$probe_log"
+  } >>"$log"
+  if ((rc != 0)); then
+    local why
+    why=$(tool_failure_lines "$probe_log")
+    if ((rc == 124)); then
+      say "sanitizer: the probe timed out under compute-sanitizer"
+      echo "sanitizer: timed out on the probe" >>"$results/summary.txt"
+      rm -f "$probe_log"
+      return 1
+    elif [[ -n $why ]]; then
+      say "sanitizer: compute-sanitizer cannot run on this device (reported, not a failure):"
+      printf '    %s\n' "${why//$'\n'/$'\n    '}"
+      echo "sanitizer: cannot run on this device: $(echo "$why" | head -1)" >>"$results/summary.txt"
+      rm -f "$probe_log"
+      return 0
+    fi
+    say "sanitizer: compute-sanitizer reports errors in the known-clean probe (rc $rc):"
+    grep -E '^=========' "$probe_log" | head -20
+    echo "sanitizer: errors in the probe" >>"$results/summary.txt"
+    rm -f "$probe_log"
+    return 1
+  fi
+  rm -f "$probe_log"
+  say "sanitizer: works on this device (probe clean)"
+
+  local failed=0 binary name
+  for binary in "$@"; do
+    name=$(basename "$binary")
+    local out="$results/.$name-sanitized.log"
+    rc=0
+    DEVPLAN_UNDER_COMPUTE_SANITIZER=1 timeout "$(time_left)" \
+      "$sanitizer" --leak-check full --error-exitcode 1 \
+      "$binary" --gtest_output="xml:$results/$name.sanitizer.xml" >"$out" 2>&1 || rc=$?
+    {
+      echo "==== compute-sanitizer on $name (rc $rc)"
+      cat "$out"
+    } >>"$log"
+    if ((rc == 0)); then
+      say "sanitizer: $name clean"
+      echo "sanitizer: $name clean" >>"$results/summary.txt"
+    else
+      failed=1
+      say "sanitizer: $name FAILED (rc $rc$( ((rc == 124)) && echo ', timed out')):"
+      grep -E '^=========|\[  FAILED  \]' "$out" | head -30
+      echo "sanitizer: $name failed (rc $rc)" >>"$results/summary.txt"
+    fi
+    rm -f "$out"
+  done
+  return "$failed"
+}
+
+# device_status RESULTS PROBE: records whether a CUDA device is usable (the probe's last line).
+device_status() {
+  local line rc=0
+  line=$(timeout "$(time_left)" "$2" 2>&1 | tail -1) || rc=$?
+  say "device: $line"
+  echo "device: $line" >>"$1/summary.txt"
+}
+
+# run_gtest BINARY RESULTS: runs one GoogleTest binary with XML output; returns its status.
+run_gtest() {
+  local binary=$1 results=$2
+  local name rc=0
+  name=$(basename "$binary")
+  timeout "$(time_left)" "$binary" --gtest_output="xml:$results/$name.xml" || rc=$?
+  if ((rc == 0)); then
+    local skipped
+    skipped=$(grep -c '<testcase .*result="skipped"' "$results/$name.xml" 2>/dev/null || true)
+    echo "$name: passed (${skipped:-0} skipped)" >>"$results/summary.txt"
+  else
+    echo "$name: FAILED (rc $rc$( ((rc == 124)) && echo ', timed out'))" >>"$results/summary.txt"
+  fi
+  return "$rc"
+}
+
+mode_build() {
+  local build_dir=${BUILD_DIR:-$repo/build-cuda-check}
+  say "configuring $build_dir (CUDA ON)"
+  cmake -S "$source_dir" -B "$build_dir" -DDEVPLAN_WITH_CUDA=ON -DDEVPLAN_BUILD_TESTS=ON \
+    -DDEVPLAN_BUILD_BENCHMARKS=OFF >"$build_dir.configure.log" 2>&1 ||
+    { tail -30 "$build_dir.configure.log"; die "configure failed (log: $build_dir.configure.log)"; }
+  say "building ${build_targets[*]}"
+  cmake --build "$build_dir" -j "$jobs" --target "${build_targets[@]}"
+
+  local results="$build_dir/cuda-results"
+  rm -rf "$results"
+  mkdir -p "$results"
+  : >"$results/summary.txt"
+  local status=0 rc=0
+  device_status "$results" "$build_dir/bin/cuda_sanitizer_probe"
+  say "ctest -L cuda"
+  (cd "$build_dir" && timeout "$(time_left)" ctest -L cuda --output-on-failure \
+     --output-junit "$results/ctest-cuda.xml") || rc=$?
+  if ((rc == 0)); then
+    echo "ctest -L cuda: passed" >>"$results/summary.txt"
+  else
+    status=1
+    echo "ctest -L cuda: FAILED (rc $rc)" >>"$results/summary.txt"
+  fi
+  run_sanitizer_stage "$results" "$build_dir/bin/cuda_sanitizer_probe" \
+    "$build_dir/bin/cuda_gpu_test" || status=1
+  finish "$status" "$results" "$build_dir/bin/cuda_sanitizer_probe"
+}
+
+mode_package() {
+  local out=$1
+  local build_dir=${PACKAGE_BUILD_DIR:-$repo/build-cuda-package}
+  # Replace only an earlier package (or an empty folder), never anything else.
+  if [[ -d $out && -n $(ls -A "$out") && ! -f $out/manifest.txt ]]; then
+    die "$out exists and is not a package; choose another OUTDIR"
+  fi
+  say "configuring $build_dir (CUDA ON, DEVPLAN_CUDA_PREBUILT=ON)"
+  cmake -S "$source_dir" -B "$build_dir" -DDEVPLAN_WITH_CUDA=ON -DDEVPLAN_CUDA_PREBUILT=ON \
+    -DDEVPLAN_BUILD_TESTS=ON -DDEVPLAN_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build_dir.configure.log" 2>&1 ||
+    { tail -30 "$build_dir.configure.log"; die "configure failed (log: $build_dir.configure.log)"; }
+  say "building ${build_targets[*]}"
+  cmake --build "$build_dir" -j "$jobs" --target "${build_targets[@]}"
+
+  rm -rf "$out"
+  mkdir -p "$out"
+  : >"$out/manifest.txt"
+  local entry name role
+  for entry in "${package_binaries[@]}"; do
+    name=${entry%%:*}
+    role=${entry##*:}
+    [[ -x $build_dir/bin/$name ]] || die "missing $build_dir/bin/$name"
+    cp "$build_dir/bin/$name" "$out/$name"
+    # Debug sections are not needed to run; keep the symbol table for backtraces.
+    strip --strip-debug "$out/$name"
+    echo "$name $role" >>"$out/manifest.txt"
+    # Everything but the C library must be linked in.
+    local foreign
+    foreign=$(ldd "$out/$name" | awk '{print $1}' |
+      grep -v -E '^(linux-vdso\.so|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|/lib64/ld-linux|ld-linux)' || true)
+    [[ -z $foreign ]] || die "$name still needs shared libraries: ${foreign//$'\n'/ }"
+  done
+  cp "$script_path" "$out/cuda-check.sh"
+  local bytes glibc
+  bytes=$(du -sb "$out" | cut -f1)
+  ((bytes <= max_package_bytes)) ||
+    die "package $out is $bytes bytes, over the $max_package_bytes byte limit"
+  glibc=$(for entry in "${package_binaries[@]}"; do objdump -T "$out/${entry%%:*}"; done |
+    grep -o 'GLIBC_[0-9.]*' | sort -t. -k1,1 -k2,2n -k3,3n -u | tail -1)
+  {
+    echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) from $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "needs: the CUDA driver (libcuda.so.1), glibc with $glibc, x86-64"
+  } >"$out/README.txt"
+  say "package $out: $bytes bytes, needs $glibc and the CUDA driver"
+  say "run there: scripts/cuda-check.sh --prebuilt $out [--results DIR] [--require-gpu]"
+  say "       or: $out/cuda-check.sh --prebuilt $out"
+}
+
+mode_prebuilt() {
+  local dir=$1 results=$2
+  [[ -f $dir/manifest.txt ]] || die "$dir/manifest.txt not found (make DIR with --package)"
+  mkdir -p "$results"
+  : >"$results/summary.txt"
+  local status=0 name role probe="" gpu_binaries=()
+  probe=$(awk '$2 == "probe" {print $1; exit}' "$dir/manifest.txt")
+  [[ -n $probe ]] || die "no probe in $dir/manifest.txt"
+  probe="$dir/$probe"
+  device_status "$results" "$probe"
+  while read -r name role; do
+    [[ -z $name ]] && continue
+    [[ -x $dir/$name ]] || die "$dir/$name is missing or not executable"
+    case $role in
+      gpu | unit)
+        say "running $name ($role)"
+        run_gtest "$dir/$name" "$results" || status=1
+        [[ $role == gpu ]] && gpu_binaries+=("$dir/$name")
+        ;;
+      probe) ;;
+      *) die "unknown role '$role' for $name in $dir/manifest.txt" ;;
+    esac
+  done <"$dir/manifest.txt"
+  run_sanitizer_stage "$results" "$probe" "${gpu_binaries[@]}" || status=1
+  finish "$status" "$results" "$probe"
+}
+
+# finish STATUS RESULTS PROBE: applies --require-gpu, prints the summary, exits.
+finish() {
+  local status=$1 results=$2 probe=$3
+  if ((require_gpu)); then
+    local rc=0
+    "$probe" >/dev/null 2>&1 || rc=$?
+    if ((rc == 77)); then
+      say "--require-gpu: no usable CUDA device: $("$probe" 2>&1 | tail -1)"
+      echo "require-gpu: no usable CUDA device" >>"$results/summary.txt"
+      status=1
+    fi
+  fi
+  touch "$results/summary.txt"
+  say "summary ($results/summary.txt):"
+  sed 's/^/    /' "$results/summary.txt"
+  if ((status == 0)); then
+    say "passed in $SECONDS s"
+  else
+    say "FAILED after $SECONDS s"
+  fi
+  exit "$status"
+}
+
+require_gpu=0
+mode=build
+target_dir=""
+results_dir=""
+while (($#)); do
+  case $1 in
+    --package) mode=package; target_dir=${2:-}; shift 2 || usage ;;
+    --prebuilt) mode=prebuilt; target_dir=${2:-}; shift 2 || usage ;;
+    --results) results_dir=${2:-}; shift 2 || usage ;;
+    --require-gpu) require_gpu=1; shift ;;
+    -h | --help) usage ;;
+    *) echo "cuda-check: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+if [[ $mode != build && -z $target_dir ]]; then usage; fi
+
+case $mode in
+  build)
+    [[ -z $results_dir ]] || say "--results applies to --prebuilt only; ignored"
+    mode_build
+    ;;
+  package) mode_package "$target_dir" ;;
+  prebuilt)
+    target_dir=$(cd "$target_dir" && pwd) || die "no directory $target_dir"
+    mode_prebuilt "$target_dir" "${results_dir:-$target_dir/results}"
+    ;;
+esac

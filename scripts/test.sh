@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds devplan from nothing and runs the default test labels (unit, property, and cuda,
+# which skips with a reason where there is no GPU). Non-zero exit on any failure.
+#
+#   scripts/test.sh              # default preset, build/
+#   JOBS=4 scripts/test.sh       # parallelism (default: number of cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/bootstrap.sh
+
+jobs=${JOBS:-$(nproc)}
+start=$(date +%s)
+
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$jobs"
+ctest --preset default -j "$jobs" --output-junit "$PWD/build/test-results.xml"
+
+echo "test.sh: default preset passed in $(( $(date +%s) - start )) s"
