@@ -32,7 +32,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-script_path="$repo/scripts/$(basename "$0")"
+script_path="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 source_dir=${DEVPLAN_SOURCE_DIR:-$repo}
 jobs=${JOBS:-$(nproc)}
 budget=${CUDA_CHECK_BUDGET_S:-540}

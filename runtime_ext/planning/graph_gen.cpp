@@ -1,6 +1,7 @@
 #include <runtime_ext/planning/graph_gen.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace devplan {
 
@@ -240,7 +241,7 @@ void attention(Builder& b) {
 void random_dag(Builder& b) {
   Rng& r = b.rng();
   constexpr size_t kWindow = 8;       // most inputs come from the last few tensors...
-  constexpr size_t kFarWindow = 64;   // ...some from further back, so lifetimes interleave
+  static const size_t kFarWindow = getenv("DP_FW") ? atoi(getenv("DP_FW")) : 64;   // ...some from further back, so lifetimes interleave
   std::vector<int32_t> all;
   const int64_t inputs = r.range(1, 4);
   for (int64_t i = 0; i < inputs; ++i) all.push_back(b.input(r.range(16, 64), 32));

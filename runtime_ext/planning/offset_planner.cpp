@@ -369,7 +369,7 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
   if (n < 2 || iterations <= 0 || cur.total <= lower_bound) return cur;
   SplitMix64 rng(seed);
   engine.clear();
-  std::multiset<uint64_t> ends;
+  std::set<std::pair<uint64_t, int32_t>> ends;  // (end, item)
   // Items ending above the lower bound, with their index in `over` (or -1).
   std::vector<int32_t> over;
   std::vector<int32_t> over_at(n, -1);
@@ -388,7 +388,7 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
   };
   for (int32_t i = 0; i < n; ++i) {
     engine.add(i, cur.offsets[i]);
-    ends.insert(end_of(i));
+    ends.emplace(end_of(i), i);
     set_over(i, end_of(i) > lower_bound);
   }
   // Annealing: a step may raise its neighbourhood's top by a random threshold whose scale
@@ -409,9 +409,11 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
     int32_t target = over[rng.below(over.size())];
     if (static_cast<int>(rng.below(100)) < kCrit) {
       // an item at the top
-      std::vector<int32_t> crit;
-      for (int32_t i : over) if (end_of(i) == cur.total) crit.push_back(i);
-      if (!crit.empty()) target = crit[rng.below(crit.size())];
+      size_t count = 0;
+      for (auto it = ends.rbegin(); it != ends.rend() && it->first == cur.total && count < 64; ++it) ++count;
+      auto it = ends.rbegin();
+      std::advance(it, rng.below(count));
+      target = it->second;
     }
     // A window of steps: around the target's whole lifetime, or around one of its steps.
     const int32_t len = engine.last(target) - engine.first(target) + 1;
@@ -452,7 +454,7 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
       for (int32_t i : sub) {
         old_peak = std::max(old_peak, end_of(i));
         engine.remove(i);
-        ends.erase(ends.find(end_of(i)));
+        ends.erase({end_of(i), i});
       }
       solver.reset(engine, sub);
       std::vector<uint64_t> offs;
@@ -462,10 +464,10 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
         const int32_t i = sub[k];
         if (found) cur.offsets[i] = offs[k];
         engine.add(i, cur.offsets[i]);
-        ends.insert(end_of(i));
+        ends.emplace(end_of(i), i);
         set_over(i, end_of(i) > lower_bound);
       }
-      cur.total = *ends.rbegin();
+      cur.total = ends.rbegin()->first;
       if (cur.total < best.total) {
         best.total = cur.total;
         best.offsets = cur.offsets;
@@ -518,7 +520,7 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
       const int32_t i = hood[k];
       old_offsets[k] = cur.offsets[i];
       engine.remove(i);
-      ends.erase(ends.find(end_of(i)));
+      ends.erase({end_of(i), i});
     }
     bool ok = true;
     new_offsets.resize(m);
@@ -568,7 +570,7 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
       for (size_t k = keep; k < placed; ++k) engine.remove(hood[k]);
       for (size_t k = keep; k < m; ++k) {
         engine.add(hood[k], old_offsets[k]);
-        ends.insert(end_of(hood[k]));
+        ends.emplace(end_of(hood[k]), hood[k]);
       }
       continue;
     }
@@ -576,10 +578,10 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
     for (size_t k = keep; k < m; ++k) {
       const int32_t i = hood[k];
       cur.offsets[i] = new_offsets[k];
-      ends.insert(end_of(i));
+      ends.emplace(end_of(i), i);
       set_over(i, end_of(i) > lower_bound);
     }
-    cur.total = *ends.rbegin();
+    cur.total = ends.rbegin()->first;
     if (cur.total < best.total) {
       best.total = cur.total;
       best.offsets = cur.offsets;

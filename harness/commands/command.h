@@ -1,0 +1,23 @@
+// The `devplan` subcommands. Each takes its arguments (after the subcommand name) and the
+// streams to write to, and returns the process exit code (cli::kExit*). They are functions,
+// not processes, so tests run them in-process.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/result.h>
+
+namespace devplan::harness {
+
+using Args = std::vector<std::string>;
+
+int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
+int simulate_command(const Args& args, std::ostream& out, std::ostream& err);
+int run_command(const Args& args, std::ostream& out, std::ostream& err);
+
+// Reads a whole file. AccessFailed naming the path when it cannot be read.
+Result<std::vector<uint8_t>> read_file(const std::string& path);
+
+}  // namespace devplan::harness

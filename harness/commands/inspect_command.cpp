@@ -1,0 +1,85 @@
+// devplan inspect FILE [--json]
+#include <harness/cli/args.h>
+#include <harness/commands/command.h>
+#include <harness/commands/program_summary.h>
+#include <harness/report/json_reports.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr const char* kUsage = "usage: devplan inspect FILE [--json]";
+
+void print_values(std::ostream& out, const char* label, const std::vector<ValueSummary>& values) {
+  out << "  " << label << ":";
+  if (values.empty()) out << " none";
+  out << "\n";
+  for (const ValueSummary& v : values) {
+    out << "    value " << v.value_index << ": " << describe_value(v);
+    if (v.tag == ValueTag::Tensor) out << ", " << v.storage;
+    out << "\n";
+  }
+}
+
+void print_list(std::ostream& out, const char* label, const std::vector<std::string>& items) {
+  out << "  " << label << ":";
+  if (items.empty()) out << " none";
+  for (size_t i = 0; i < items.size(); ++i) out << (i ? ", " : " ") << items[i];
+  out << "\n";
+}
+
+void print_text(std::ostream& out, const std::string& file,
+                const std::vector<MethodSummary>& methods) {
+  out << "file: " << file << "\n";
+  for (const MethodSummary& m : methods) {
+    out << "method " << m.name << ": " << m.num_values << " values, " << m.num_instructions
+        << " instructions, " << m.buffers.size() << " planned buffers\n";
+    for (const BufferSummary& b : m.buffers) {
+      out << "  buffer " << b.index << ": " << b.size << " B on " << b.device.to_string() << ", "
+          << b.planned_tensors << " planned tensors, max end " << b.max_end << "\n";
+    }
+    print_list(out, "operators", m.operators);
+    print_list(out, "delegates", m.delegates);
+    print_values(out, "inputs", m.inputs);
+    print_values(out, "outputs", m.outputs);
+  }
+}
+
+}  // namespace
+
+int inspect_command(const Args& args, std::ostream& out, std::ostream& err) {
+  Result<cli::ParsedArgs> parsed = cli::parse_args({{"json", cli::OptionKind::Flag}}, args);
+  if (!parsed.ok() || parsed->positionals.size() != 1) {
+    err << "devplan inspect: "
+        << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message()) << "\n"
+        << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  const std::string& file = parsed->positionals[0];
+  const bool json = parsed->has("json");
+  Result<std::vector<MethodSummary>> methods = Error(ErrorCode::Internal, "");
+  Result<std::vector<uint8_t>> bytes = read_file(file);
+  if (bytes.ok()) {
+    Result<Program> program =
+        Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
+    methods = program.ok() ? summarize_program(*program) : Result<std::vector<MethodSummary>>(program.error());
+  } else {
+    methods = bytes.error();
+  }
+  if (!methods.ok()) {
+    const Error error = methods.error().with_context(file);
+    if (json) {
+      out << error_json(error) << "\n";
+    } else {
+      err << "devplan inspect: " << error.to_string() << "\n";
+    }
+    return cli::kExitError;
+  }
+  if (json) {
+    out << inspect_json(file, *methods) << "\n";
+  } else {
+    print_text(out, file, *methods);
+  }
+  return cli::kExitOk;
+}
+
+}  // namespace devplan::harness

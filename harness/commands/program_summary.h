@@ -1,0 +1,53 @@
+// ProgramSummary: what `devplan inspect` reports about a program, computed from the loaded
+// Program: per method its planned buffers (size, device, planned tensors, highest end offset),
+// operators, delegates, inputs and outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/program/program.h>
+
+namespace devplan::harness {
+
+struct BufferSummary {
+  size_t index = 0;
+  uint64_t size = 0;
+  Device device;
+  size_t planned_tensors = 0;
+  uint64_t max_end = 0;  // highest offset + nbytes of a tensor planned in it
+};
+
+struct ValueSummary {
+  int32_t value_index = 0;
+  ValueTag tag = ValueTag::None;
+  // Tensors only.
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int32_t> sizes;
+  uint64_t nbytes = 0;
+  Device device;
+  std::string storage;  // "planned", "runtime-bound", ...
+};
+
+struct MethodSummary {
+  std::string name;
+  size_t num_values = 0;
+  size_t num_instructions = 0;
+  std::vector<BufferSummary> buffers;
+  std::vector<std::string> operators;  // "aten::add.out", in the file's order
+  std::vector<std::string> delegates;  // backend ids, in the file's order
+  std::vector<ValueSummary> inputs;
+  std::vector<ValueSummary> outputs;
+};
+
+// Summaries of every method, or the first method's validation error (naming the method).
+Result<std::vector<MethodSummary>> summarize_program(const Program& program);
+
+// "planned", "planned-with-initial-value", "runtime-bound", "constant".
+const char* tensor_storage_name(TensorStorage storage);
+
+// "float32[2, 2] on cpu:0 (16 B)" for tensors; the tag name otherwise.
+std::string describe_value(const ValueSummary& value);
+
+}  // namespace devplan::harness

@@ -1,0 +1,16 @@
+#include <harness/commands/command.h>
+
+#include <fstream>
+#include <iterator>
+
+namespace devplan::harness {
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorCode::AccessFailed, "cannot open '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Error(ErrorCode::AccessFailed, "cannot read '" + path + "'");
+  return bytes;
+}
+
+}  // namespace devplan::harness

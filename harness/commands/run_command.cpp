@@ -1,0 +1,192 @@
+// devplan run FILE [--method NAME] [--input VALUES]... [--json]
+#include <harness/cli/args.h>
+#include <harness/commands/command.h>
+#include <harness/commands/run_report.h>
+#include <harness/commands/tensor_values.h>
+#include <harness/report/json_reports.h>
+#include <mocks/simulated_device_backend.h>
+#include <mocks/tracking_device_allocator.h>
+#include <runtime_ext/module/module.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: devplan run FILE [--method NAME] [--input VALUES]... [--json]\n"
+    "  --input is given once per method input, in order: comma-separated numbers in row-major\n"
+    "  order, or one number that fills the whole tensor; inputs not given are ones.";
+
+const cli::ArgSpec kSpec = {
+    {"method", cli::OptionKind::Single},
+    {"input", cli::OptionKind::Repeated},
+    {"json", cli::OptionKind::Flag},
+};
+
+// Sets every input of `method`: the given values, or ones.
+Error set_inputs(Method& method, const std::vector<std::string>& given, bool* usage_error) {
+  if (given.size() > method.num_inputs()) {
+    *usage_error = true;
+    return Error(ErrorCode::InvalidArgument,
+                 std::to_string(given.size()) + " --input given but method '" + method.name() +
+                     "' has " + std::to_string(method.num_inputs()) + " inputs");
+  }
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    std::vector<double> values{1.0};
+    if (i < given.size()) {
+      Result<std::vector<double>> parsed = parse_number_list(given[i]);
+      if (!parsed.ok()) {
+        *usage_error = true;
+        return parsed.error().with_context("--input " + std::to_string(i));
+      }
+      values = *parsed;
+    }
+    const EValue& target = method.value(method.plan().inputs[i]);
+    EValue input;
+    std::vector<uint8_t> bytes;
+    if (target.is_tensor()) {
+      Result<std::vector<uint8_t>> encoded =
+          encode_values(values, target.tensor.dtype, target.tensor.numel());
+      if (!encoded.ok()) {
+        *usage_error = encoded.code() == ErrorCode::InvalidArgument;
+        return encoded.error().with_context("input " + std::to_string(i) + " (" +
+                                            target.tensor.describe() + ")");
+      }
+      bytes = std::move(encoded).value();
+      Tensor t = target.tensor;
+      t.device = Device::cpu();
+      t.data = bytes.data();
+      input = EValue::from_tensor(t);
+    } else if (target.is_int()) {
+      input = EValue::from_int(static_cast<int64_t>(values[0]));
+    } else if (target.is_double()) {
+      input = EValue::from_double(values[0]);
+    } else if (target.is_bool()) {
+      input = EValue::from_bool(values[0] != 0);
+    } else {
+      if (i < given.size()) {
+        *usage_error = true;
+        return Error(ErrorCode::InvalidArgument,
+                     "input " + std::to_string(i) + " is " + value_tag_name(target.tag) +
+                         " and cannot be given as numbers");
+      }
+      continue;
+    }
+    DEVPLAN_RETURN_IF_ERROR(method.set_input(i, input));
+  }
+  return Error::success();
+}
+
+// Copies output `i` to the host and formats its values.
+Result<OutputValues> read_output(const Method& method, size_t i) {
+  DEVPLAN_ASSIGN_OR_RETURN(const EValue* out, method.get_output(i));
+  OutputValues result;
+  result.index = i;
+  result.tag = out->tag;
+  if (out->is_tensor()) {
+    result.dtype = out->tensor.dtype;
+    result.sizes = out->tensor.sizes;
+    result.device = out->tensor.device;
+    std::vector<uint8_t> bytes(out->tensor.nbytes);
+    DEVPLAN_RETURN_IF_ERROR(method.copy_output_to_host(i, bytes.data(), bytes.size()));
+    DEVPLAN_ASSIGN_OR_RETURN(result.values, decode_values(bytes, out->tensor.dtype));
+  } else if (out->is_int()) {
+    result.values = {std::to_string(out->int_value)};
+  } else if (out->is_double()) {
+    result.values = {format_number(out->double_value)};
+  } else if (out->is_bool()) {
+    result.values = {out->bool_value ? "true" : "false"};
+  }
+  return result;
+}
+
+std::string describe_output(const OutputValues& o) {
+  std::string text = "output " + std::to_string(o.index) + ": ";
+  if (o.tag == ValueTag::Tensor) {
+    text += scalar_type_name(o.dtype) + "[";
+    for (size_t i = 0; i < o.sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(o.sizes[i]);
+    text += "] on " + o.device.to_string() + " = [";
+  } else {
+    text += std::string(value_tag_name(o.tag)) + " = [";
+  }
+  for (size_t i = 0; i < o.values.size(); ++i) text += (i ? ", " : "") + o.values[i];
+  return text + "]";
+}
+
+}  // namespace
+
+int run_command(const Args& args, std::ostream& out, std::ostream& err) {
+  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
+  if (!parsed.ok() || parsed->positionals.size() != 1) {
+    err << "devplan run: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
+        << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  const std::string& file = parsed->positionals[0];
+  const bool json = parsed->has("json");
+  auto fail = [&](const Error& error, int code) {
+    if (code == cli::kExitUsage) {
+      err << "devplan run: " << error.message() << "\n" << kUsage << "\n";
+    } else if (json) {
+      out << error_json(error) << "\n";
+    } else {
+      err << "devplan run: " << error.to_string() << "\n";
+    }
+    return code;
+  };
+
+  TrackingDeviceAllocator device(DeviceType::CUDA);
+  device.set_max_allocation_bytes(uint64_t{1} << 32);
+  DeviceAllocatorRegistry allocators;
+  (void)allocators.register_allocator(&device);
+  SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
+  BackendRegistry backends;
+  (void)backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend);
+  ModuleOptions options;
+  options.runtime.allocators = &allocators;
+  options.runtime.backends = &backends;
+  options.max_host_buffer_bytes = uint64_t{1} << 32;
+
+  std::string method_name;
+  RunReport report;
+  {
+    Module module(file, options);
+    Result<std::vector<std::string>> names = module.method_names();
+    if (!names.ok()) return fail(names.error().with_context(file), cli::kExitError);
+    if (names->empty()) return fail(Error(ErrorCode::NotFound, file + ": the program has no methods"), cli::kExitError);
+    method_name = parsed->value("method", (*names)[0]);
+    bool known = false;
+    for (const std::string& n : *names) known |= n == method_name;
+    if (!known) {
+      return fail(Error(ErrorCode::NotFound, "the program has no method '" + method_name + "'"),
+                  cli::kExitUsage);
+    }
+    Error e = module.load_method(method_name);
+    if (!e.ok()) return fail(e, cli::kExitError);
+    Method* method = *module.method(method_name);
+    bool usage_error = false;
+    e = set_inputs(*method, parsed->values("input"), &usage_error);
+    if (!e.ok()) return fail(e, usage_error ? cli::kExitUsage : cli::kExitError);
+    e = method->execute();
+    if (!e.ok()) return fail(e, cli::kExitError);
+    report.method = method_name;
+    for (size_t i = 0; i < method->num_outputs(); ++i) {
+      Result<OutputValues> o = read_output(*method, i);
+      if (!o.ok()) return fail(o.error(), cli::kExitError);
+      report.outputs.push_back(std::move(o).value());
+    }
+  }  // unload and destroy: every device allocation must be freed now
+  report.leak_lines = device.leak_report_lines();
+  report.misuse_lines = device.misuse_report_lines();
+  const bool findings = !report.leak_lines.empty() || !report.misuse_lines.empty();
+  if (json) {
+    out << run_json(report) << "\n";
+  } else {
+    out << "method " << report.method << ": " << report.outputs.size() << " outputs\n";
+    for (const OutputValues& o : report.outputs) out << describe_output(o) << "\n";
+    for (const std::string& line : report.leak_lines) out << "LEAK " << line << "\n";
+    for (const std::string& line : report.misuse_lines) out << "MISUSE " << line << "\n";
+  }
+  return findings ? cli::kExitFinding : cli::kExitOk;
+}
+
+}  // namespace devplan::harness

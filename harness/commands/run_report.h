@@ -1,0 +1,29 @@
+// What `devplan run` reports: the outputs of one execution, read back to the host, and any
+// leak or misuse found when the method was unloaded.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/device.h>
+#include <runtime_ext/program/method_plan.h>
+
+namespace devplan::harness {
+
+struct OutputValues {
+  size_t index = 0;
+  ValueTag tag = ValueTag::None;
+  ScalarType dtype = ScalarType::Float;  // tensors only
+  std::vector<int32_t> sizes;            // tensors only
+  Device device;                         // tensors only: where the output lived
+  std::vector<std::string> values;       // row-major, formatted
+};
+
+struct RunReport {
+  std::string method;
+  std::vector<OutputValues> outputs;
+  std::vector<std::string> leak_lines;
+  std::vector<std::string> misuse_lines;
+};
+
+}  // namespace devplan::harness

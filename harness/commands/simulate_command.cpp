@@ -1,0 +1,140 @@
+// devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]
+//                       [--capacity DEVICE=BYTES]... [--inject-bug BUG] [--json]
+#include <harness/cli/args.h>
+#include <harness/commands/command.h>
+#include <harness/commands/simulation.h>
+#include <harness/report/json_reports.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]\n"
+    "                        [--capacity DEVICE=BYTES]... [--inject-bug "
+    "skip-free|double-free|wrong-index-free] [--json]";
+
+const cli::ArgSpec kSpec = {
+    {"method", cli::OptionKind::Repeated},   {"place", cli::OptionKind::Repeated},
+    {"fail-alloc", cli::OptionKind::Single}, {"capacity", cli::OptionKind::Repeated},
+    {"inject-bug", cli::OptionKind::Single}, {"json", cli::OptionKind::Flag},
+};
+
+// Splits "KEY=VALUE"; InvalidArgument naming the option otherwise.
+Result<std::pair<std::string, std::string>> split_assignment(const std::string& option,
+                                                             const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return Error(ErrorCode::InvalidArgument,
+                 "--" + option + " expects KEY=VALUE, got '" + text + "'");
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+Result<SimulationOptions> parse_options(const cli::ParsedArgs& args) {
+  SimulationOptions options;
+  options.methods = args.values("method");
+  for (const std::string& text : args.values("place")) {
+    DEVPLAN_ASSIGN_OR_RETURN(auto kv, split_assignment("place", text));
+    DEVPLAN_ASSIGN_OR_RETURN(int64_t index, cli::parse_int_option("place", kv.first, 0, INT32_MAX));
+    DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(kv.second));
+    options.placements.emplace_back(static_cast<uint32_t>(index), device);
+  }
+  if (args.has("fail-alloc")) {
+    DEVPLAN_ASSIGN_OR_RETURN(int64_t n, cli::parse_int_option("fail-alloc", args.value("fail-alloc"),
+                                                               1, INT64_MAX));
+    options.fail_alloc = static_cast<uint64_t>(n);
+  }
+  for (const std::string& text : args.values("capacity")) {
+    DEVPLAN_ASSIGN_OR_RETURN(auto kv, split_assignment("capacity", text));
+    DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(kv.first));
+    DEVPLAN_ASSIGN_OR_RETURN(uint64_t bytes, cli::parse_uint_option("capacity", kv.second));
+    options.capacities.emplace_back(device, bytes);
+  }
+  if (args.has("inject-bug")) {
+    const std::string bug = args.value("inject-bug");
+    if (!parse_unload_bug(bug, &options.unload_bug) || options.unload_bug == UnloadBug::None) {
+      return Error(ErrorCode::InvalidArgument,
+                   "--inject-bug expects skip-free, double-free or wrong-index-free, got '" +
+                       bug + "'");
+    }
+  }
+  return options;
+}
+
+void print_text(std::ostream& out, const std::string& file, const SimulationResult& r) {
+  out << "program: " << file << "\n";
+  for (const MethodOutcome& m : r.methods) {
+    out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string())
+        << "\n";
+    for (const BufferOutcome& b : m.buffers) {
+      out << "  buffer " << b.index << ": " << b.size << " B on " << b.device.to_string()
+          << (b.allocated ? ", allocated" : ", not allocated") << "\n";
+    }
+  }
+  out << "device allocations: " << r.allocations.size() << "\n";
+  for (const AllocationRecord& a : r.allocations) {
+    out << "  " << format_allocation(a) << (a.live ? "  LIVE" : "  freed") << "\n";
+  }
+  out << "failed allocations: " << r.failed_allocations.size() << "\n";
+  for (const FailedAllocation& f : r.failed_allocations) {
+    out << "  #" << f.seq << " " << f.device.to_string() << " " << f.size << " B owner "
+        << (f.owner.empty() ? "-" : f.owner) << ": " << f.reason << "\n";
+  }
+  out << "leaks: " << r.leaks.size() << "\n";
+  for (const std::string& line : r.leak_lines) out << "  " << line << "\n";
+  out << "misuse: " << r.misuse.size() << "\n";
+  for (const MisuseRecord& m : r.misuse) out << "  " << m.message << "\n";
+}
+
+}  // namespace
+
+int simulate_exit_code(const SimulationResult& result) {
+  if (result.has_findings()) return cli::kExitFinding;
+  return result.all_loaded() ? cli::kExitOk : cli::kExitError;
+}
+
+int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
+  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
+  Result<SimulationOptions> options =
+      parsed.ok() ? parse_options(*parsed) : Result<SimulationOptions>(parsed.error());
+  if (!options.ok() || parsed->positionals.size() != 1) {
+    err << "devplan simulate: "
+        << (options.ok() ? "expected exactly one FILE" : options.error().message()) << "\n"
+        << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  const std::string& file = parsed->positionals[0];
+  const bool json = parsed->has("json");
+  Result<std::vector<uint8_t>> bytes = read_file(file);
+  Result<SimulationResult> result =
+      bytes.ok() ? simulate_program(*bytes, *options) : Result<SimulationResult>(bytes.error());
+  if (!result.ok()) {
+    const Error error = result.error().with_context(file);
+    if (result.code() == ErrorCode::InvalidArgument || result.code() == ErrorCode::NotFound) {
+      if (bytes.ok()) {  // an option that does not fit the program (a method, a buffer)
+        err << "devplan simulate: " << error.message() << "\n";
+        return cli::kExitUsage;
+      }
+    }
+    if (json) {
+      out << simulate_error_json(error) << "\n";
+    } else {
+      err << "devplan simulate: " << error.to_string() << "\n";
+    }
+    return cli::kExitError;
+  }
+  const int code = simulate_exit_code(*result);
+  if (json) {
+    out << simulate_json(*result, code) << "\n";
+  } else {
+    print_text(out, file, *result);
+    out << "result: "
+        << (code == cli::kExitOk      ? "ok: every method loaded, every allocation freed"
+            : code == cli::kExitError ? "load error reported cleanly, nothing leaked"
+                                      : "FOUND leaks or misuse")
+        << "\n";
+  }
+  return code;
+}
+
+}  // namespace devplan::harness

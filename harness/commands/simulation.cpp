@@ -1,0 +1,142 @@
+#include <harness/commands/simulation.h>
+
+#include <mocks/simulated_device_backend.h>
+#include <runtime_ext/program/program_builder.h>
+
+namespace devplan::harness {
+namespace {
+
+bool selected(const std::vector<std::string>& methods, const std::string& name) {
+  if (methods.empty()) return true;
+  for (const std::string& m : methods) {
+    if (m == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> apply_placements(
+    const Program& program, const std::vector<std::string>& methods,
+    const std::vector<std::pair<uint32_t, Device>>& placements) {
+  std::vector<MethodPlan> plans;
+  std::vector<bool> used(placements.size(), false);
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* original, program.method_plan_at(m));
+    MethodPlan plan = *original;
+    if (selected(methods, plan.name)) {
+      for (size_t p = 0; p < placements.size(); ++p) {
+        const uint32_t buffer = placements[p].first;
+        const Device device = placements[p].second;
+        if (buffer >= plan.buffer_devices.size()) continue;
+        used[p] = true;
+        plan.buffer_devices[buffer] = device;
+        for (ValueInfo& v : plan.values) {
+          if (v.tag == ValueTag::Tensor && v.tensor.is_planned() && v.tensor.buffer_index == buffer) {
+            v.tensor.device = device;
+          }
+        }
+      }
+    }
+    plans.push_back(std::move(plan));
+  }
+  for (size_t p = 0; p < placements.size(); ++p) {
+    if (!used[p]) {
+      return Error(ErrorCode::InvalidArgument,
+                   "--place " + std::to_string(placements[p].first) + "=" +
+                       placements[p].second.to_string() + ": no selected method has buffer " +
+                       std::to_string(placements[p].first));
+    }
+  }
+  ProgramBuilder builder;
+  for (const MethodPlan& plan : plans) builder.add_method(plan);
+  return builder.build();
+}
+
+Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
+                                          const SimulationOptions& options) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program,
+                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    DEVPLAN_ASSIGN_OR_RETURN(const char* name, program.method_name(i));
+    names.emplace_back(name);
+  }
+  for (const std::string& wanted : options.methods) {
+    if (!selected(names, wanted)) {
+      return Error(ErrorCode::NotFound, "the program has no method '" + wanted + "'");
+    }
+  }
+  std::vector<uint8_t> placed;
+  const std::vector<uint8_t>* program_bytes = &bytes;
+  if (!options.placements.empty()) {
+    DEVPLAN_ASSIGN_OR_RETURN(placed, apply_placements(program, options.methods, options.placements));
+    program_bytes = &placed;
+  }
+
+  TrackingDeviceAllocator device(DeviceType::CUDA);
+  device.set_max_allocation_bytes(options.max_device_allocation_bytes);
+  if (options.fail_alloc > 0) device.fail_allocation_at(options.fail_alloc);
+  ModuleOptions module_options;
+  module_options.unload_bug = options.unload_bug;
+  module_options.max_host_buffer_bytes = options.max_host_bytes;
+  for (const auto& [where, capacity] : options.capacities) {
+    if (where.is_cpu()) {
+      module_options.max_host_buffer_bytes = capacity;
+    } else {
+      DEVPLAN_RETURN_IF_ERROR(device.set_capacity(where.index, capacity));
+    }
+  }
+  DeviceAllocatorRegistry registry;
+  DEVPLAN_RETURN_IF_ERROR(registry.register_allocator(&device));
+  SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
+  BackendRegistry backends;
+  DEVPLAN_RETURN_IF_ERROR(backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend));
+  module_options.runtime.allocators = &registry;
+  module_options.runtime.backends = &backends;
+
+  SimulationResult result;
+  {
+    Module module(*program_bytes, module_options);
+    for (const std::string& name : names) {
+      if (!selected(options.methods, name)) continue;
+      MethodOutcome outcome;
+      outcome.name = name;
+      outcome.status = module.load_method(name);
+      Result<const MethodPlan*> plan = module.program()->method_plan(name);
+      if (plan.ok()) {
+        Result<const PlannedMemory*> memory = module.planned_memory(name);
+        for (size_t b = 0; b < (*plan)->buffer_sizes.size(); ++b) {
+          BufferOutcome buffer;
+          buffer.index = b;
+          buffer.size = (*plan)->buffer_sizes[b];
+          buffer.device = (*plan)->buffer_devices[b];
+          buffer.allocated = memory.ok() && *memory != nullptr && !(*memory)->buffer(b).empty();
+          outcome.buffers.push_back(buffer);
+        }
+      } else if (outcome.status.ok()) {
+        outcome.status = plan.error();
+      }
+      result.methods.push_back(std::move(outcome));
+    }
+    for (const std::string& name : names) {
+      if (module.is_method_loaded(name)) (void)module.unload_method(name);
+    }
+  }  // the Module is destroyed here; whatever is still live now leaked
+
+  for (const AllocationRecord& r : device.ledger()) result.allocations.push_back(r);
+  result.failed_allocations = device.failed_allocations();
+  result.leaks = device.live_allocations();
+  result.leak_lines = device.leak_report_lines();
+  result.misuse = device.misuse();
+  for (int index = 0; index <= kMaxDeviceIndex; ++index) {
+    DeviceAllocationStats s = device.stats(static_cast<DeviceIndex>(index));
+    if (s.total_allocations == 0 && s.failed_allocations == 0) continue;
+    result.stats.push_back(s);
+    result.stats_devices.push_back(static_cast<DeviceIndex>(index));
+  }
+  // `device` frees its own backing memory, leaked blocks included, when it goes out of scope.
+  return result;
+}
+
+}  // namespace devplan::harness

@@ -1,0 +1,80 @@
+// Simulation: the load path run against simulated devices, as `devplan simulate` does it.
+//
+//   SimulationOptions options;
+//   options.fail_alloc = 2;                         // fail the 2nd device allocation
+//   Result<SimulationResult> r = simulate_program(bytes, options);
+//   r->has_findings();                              // a leak or misuse was recorded
+//
+// Every selected method is loaded through a Module whose CUDA allocator is a fresh
+// TrackingDeviceAllocator (and whose device delegates run on the SimulatedDeviceBackend), then
+// unloaded, then the Module is destroyed; the result holds each method's outcome, the full
+// allocation ledger, failed allocation attempts, leaks and misuse.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <mocks/tracking_device_allocator.h>
+#include <runtime_ext/module/module.h>
+
+namespace devplan::harness {
+
+struct SimulationOptions {
+  std::vector<std::string> methods;                      // empty: every method
+  std::vector<std::pair<uint32_t, Device>> placements;   // --place INDEX=DEVICE
+  uint64_t fail_alloc = 0;                               // --fail-alloc N (0: none)
+  std::vector<std::pair<Device, uint64_t>> capacities;   // --capacity DEVICE=BYTES
+  UnloadBug unload_bug = UnloadBug::None;                // --inject-bug
+  // Ceilings that keep hostile programs from exhausting this machine.
+  uint64_t max_device_allocation_bytes = uint64_t{1} << 32;
+  uint64_t max_host_bytes = uint64_t{1} << 32;
+};
+
+struct BufferOutcome {
+  size_t index = 0;
+  uint64_t size = 0;
+  Device device;
+  bool allocated = false;  // memory was obtained for it (zero-size buffers never are)
+};
+
+struct MethodOutcome {
+  std::string name;
+  Error status;  // Ok, or why load_method failed
+  std::vector<BufferOutcome> buffers;
+};
+
+struct SimulationResult {
+  std::vector<MethodOutcome> methods;
+  std::vector<AllocationRecord> allocations;  // successful device allocations, in order
+  std::vector<FailedAllocation> failed_allocations;
+  std::vector<AllocationRecord> leaks;        // still live after the Module was destroyed
+  std::vector<std::string> leak_lines;        // "#7 cuda:0 48 B align 16 owner forward/buffer 1"
+  std::vector<MisuseRecord> misuse;
+  std::vector<DeviceAllocationStats> stats;   // per device index that saw any allocation
+  std::vector<DeviceIndex> stats_devices;     // the index of each stats entry
+
+  bool has_findings() const { return !leaks.empty() || !misuse.empty(); }
+  bool all_loaded() const {
+    for (const MethodOutcome& m : methods) {
+      if (!m.status.ok()) return false;
+    }
+    return true;
+  }
+};
+
+// Rewrites `program` with each (buffer, device) placement applied to every method that has that
+// buffer: the buffer and the tensors planned in it move to the device. InvalidArgument naming
+// the buffer when no selected method has it.
+Result<std::vector<uint8_t>> apply_placements(const Program& program,
+                                              const std::vector<std::string>& methods,
+                                              const std::vector<std::pair<uint32_t, Device>>& placements);
+
+// Runs the simulation. Errors only for a program that does not load at all (its error), an
+// unknown method name (NotFound) or a bad option (InvalidArgument); a method that fails to
+// load is an outcome, not an error.
+Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
+                                          const SimulationOptions& options);
+
+}  // namespace devplan::harness

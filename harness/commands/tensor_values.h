@@ -1,0 +1,30 @@
+// Conversions between the text form of tensor values on the command line ("1,2.5,-3") and
+// tensor bytes, for `devplan run`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/result.h>
+#include <runtime_ext/program/scalar_type.h>
+
+namespace devplan::harness {
+
+// Parses comma-separated numbers. InvalidArgument naming the bad item.
+Result<std::vector<double>> parse_number_list(const std::string& text);
+
+// `numel` elements of `dtype` from `values`: one value fills every element, otherwise the
+// counts must match. float32, float64, int8/16/32/64, uint8, bool are supported.
+Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, ScalarType dtype,
+                                           int64_t numel);
+
+// The elements of `bytes` as numbers (shortest text that reads back the same value).
+Result<std::vector<std::string>> decode_values(const std::vector<uint8_t>& bytes, ScalarType dtype);
+
+// A double as the shortest decimal text that reads back to it ("5", "0.1", "1e+20").
+std::string format_number(double value);
+// The same for a float: the shortest text that reads back to the same float ("0.1").
+std::string format_float(float value);
+
+}  // namespace devplan::harness

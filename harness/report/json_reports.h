@@ -1,0 +1,33 @@
+// The `--json` documents of the devplan commands. Their shapes are part of the tool's
+// interface (documented in the README); keep them stable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <harness/commands/program_summary.h>
+#include <harness/commands/run_report.h>
+#include <harness/commands/simulation.h>
+
+namespace devplan::harness {
+
+// {"error": {"code": "InvalidProgram", "message": "..."}}
+std::string error_json(const Error& error);
+
+// {"file": "...", "methods": [{"name", "buffers": [{"index", "size", "device",
+//  "planned_tensors", "max_end"}], "values", "instructions", "operators", "delegates",
+//  "inputs", "outputs"}]}
+std::string inspect_json(const std::string& file, const std::vector<MethodSummary>& methods);
+
+// {"status": "ok"|"error"|"leak"|"misuse", "methods": [...], "allocations": [...],
+//  "failed_allocations": [...], "leaks": [...], "misuse": [...]}
+std::string simulate_json(const SimulationResult& result, int exit_code);
+
+// A program that does not load: the simulate shape with status "error" and the error.
+std::string simulate_error_json(const Error& error);
+
+// {"method": "forward", "outputs": [{"index", "type", "dtype", "sizes", "device", "values"}],
+//  "leaks": [...], "misuse": [...]}
+std::string run_json(const RunReport& report);
+
+}  // namespace devplan::harness

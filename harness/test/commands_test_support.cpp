@@ -1,0 +1,55 @@
+#include "commands_test_support.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace devplan::harness::testing {
+namespace {
+
+std::vector<std::string>& temp_files() {
+  static std::vector<std::string> files;
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    std::atexit([] {
+      for (const std::string& f : temp_files()) std::remove(f.c_str());
+    });
+  }
+  return files;
+}
+
+}  // namespace
+
+CommandResult run(CommandFn command, const Args& args) {
+  std::ostringstream out, err;
+  CommandResult r;
+  r.exit_code = command(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string real_program(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/" + name;
+}
+
+std::string fixture_program(const std::string& name) {
+  return std::string(DEVPLAN_FIXTURE_PROGRAMS_DIR) + "/" + name + ".pte";
+}
+
+std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suffix) {
+  char pattern[] = "/tmp/devplan_test_XXXXXX";
+  const int fd = mkstemp(pattern);
+  if (fd >= 0) close(fd);
+  std::string path = std::string(pattern) + suffix;
+  std::rename(pattern, path.c_str());
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  temp_files().push_back(path);
+  return path;
+}
+
+}  // namespace devplan::harness::testing

@@ -1,0 +1,28 @@
+// Running devplan commands in-process from tests, and the paths of the test programs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <harness/commands/command.h>
+
+namespace devplan::harness::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+using CommandFn = int (*)(const Args&, std::ostream&, std::ostream&);
+
+CommandResult run(CommandFn command, const Args& args);
+
+// A real ExecuTorch file in fixtures/executorch/.
+std::string real_program(const std::string& name);
+// A fixture program written by the build ("device_add_cuda0").
+std::string fixture_program(const std::string& name);
+// Writes `bytes` to a temporary file (removed at exit) and returns its path.
+std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suffix = ".pte");
+
+}  // namespace devplan::harness::testing

@@ -1,0 +1,157 @@
+#include <gtest/gtest.h>
+
+#include <fixtures/generator/fixture_programs.h>
+
+#include "commands_test_support.h"
+
+namespace devplan::harness {
+namespace {
+
+using testing::fixture_program;
+using testing::real_program;
+using testing::run;
+
+TEST(SimulateCommandTest, DeviceFixturePrintsTheLedgerAllFreed) {
+  testing::CommandResult r = run(&simulate_command, {fixture_program("device_add_cuda0")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out,
+            "program: " + fixture_program("device_add_cuda0") + "\n"
+            "method forward: loaded\n"
+            "  buffer 0: 32 B on cpu:0, allocated\n"
+            "  buffer 1: 48 B on cuda:0, allocated\n"
+            "device allocations: 1\n"
+            "  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"
+            "failed allocations: 0\n"
+            "leaks: 0\n"
+            "misuse: 0\n"
+            "result: ok: every method loaded, every allocation freed\n");
+}
+
+TEST(SimulateCommandTest, FailAllocIsACleanLoadErrorExitOne) {
+  testing::CommandResult r =
+      run(&simulate_command, {"--fail-alloc", "2", fixture_program("multi_device")});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("method forward: MemoryAllocationFailed: method 'forward': buffer 2 "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("failed allocations: 1\n  #2 cuda:1 48 B owner forward/buffer 2: "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("leaks: 0\n"), std::string::npos);
+}
+
+TEST(SimulateCommandTest, InjectedSkipFreeIsFoundExitThree) {
+  testing::CommandResult r = run(&simulate_command,
+                                 {fixture_program("device_add_cuda0"), "--inject-bug", "skip-free"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find("leaks: 1\n  #1 cuda:0 48 B align 16 owner forward/buffer 1\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: FOUND leaks or misuse\n"), std::string::npos);
+}
+
+TEST(SimulateCommandTest, InjectedDoubleAndWrongIndexFreesAreMisuse) {
+  testing::CommandResult r = run(&simulate_command,
+                                 {fixture_program("device_add_cuda0"), "--inject-bug", "double-free"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find("misuse: 1\n  double free of #1 cuda:0 48 B owner forward/buffer 1\n"),
+            std::string::npos) << r.out;
+  r = run(&simulate_command,
+          {fixture_program("device_add_cuda0"), "--inject-bug", "wrong-index-free"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find("misuse: 1\n  free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1\n"),
+            std::string::npos) << r.out;
+}
+
+TEST(SimulateCommandTest, PlaceMovesACpuBufferToADevice) {
+  testing::CommandResult r =
+      run(&simulate_command, {real_program("add.pte"), "--place", "0=cuda:1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("  buffer 0: 48 B on cuda:1, allocated\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  #1 cuda:1 48 B align 16 owner forward/buffer 0  freed\n"),
+            std::string::npos) << r.out;
+}
+
+TEST(SimulateCommandTest, CpuOnlyProgramHasAnEmptyLedger) {
+  testing::CommandResult r = run(&simulate_command, {real_program("linear_no_constant_segment.pte")});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("device allocations: 0\n"), std::string::npos);
+}
+
+TEST(SimulateCommandTest, CapacityLimitsADevice) {
+  testing::CommandResult r = run(&simulate_command,
+                                 {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=40"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("method forward: MemoryAllocationFailed"), std::string::npos) << r.out;
+  r = run(&simulate_command, {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=48"});
+  EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST(SimulateCommandTest, MethodSelection) {
+  testing::CommandResult r =
+      run(&simulate_command, {fixture_program("two_methods"), "--method", "cpu_forward"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.find("device_forward"), std::string::npos);
+  r = run(&simulate_command, {fixture_program("two_methods"), "--method", "nope"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "devplan simulate: " + fixture_program("two_methods") +
+                       ": the program has no method 'nope'\n");
+}
+
+TEST(SimulateCommandTest, InvalidProgramExitsOne) {
+  std::vector<uint8_t> bytes = make_cpu_add_program();
+  bytes[4] = 'X';
+  testing::CommandResult r = run(&simulate_command, {testing::temp_file(bytes)});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("InvalidProgram"), std::string::npos) << r.err;
+}
+
+TEST(SimulateCommandTest, UsageErrorsExitTwo) {
+  const std::string f = fixture_program("device_add_cuda0");
+  EXPECT_EQ(run(&simulate_command, {f, "--fail-alloc", "0"}).exit_code, 2);
+  EXPECT_EQ(run(&simulate_command, {f, "--place", "1=CUDA"}).exit_code, 2);
+  EXPECT_EQ(run(&simulate_command, {f, "--place", "7=cuda:0"}).exit_code, 2);
+  EXPECT_EQ(run(&simulate_command, {f, "--capacity", "cuda:0"}).exit_code, 2);
+  testing::CommandResult r = run(&simulate_command, {f, "--inject-bug", "leak"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("devplan simulate: --inject-bug expects skip-free, double-free or "
+                        "wrong-index-free, got 'leak'\n", 0), 0u);
+}
+
+}  // namespace
+}  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
+  testing::CommandResult r =
+      testing::run(&simulate_command, {testing::fixture_program("device_add_cuda0"), "--json"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            R"({"status":"ok","methods":[{"name":"forward","status":"ok","buffers":[)"
+            R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
+            R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
+            R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
+            R"("failed_allocations":[],"leaks":[],"misuse":[]})"
+            "\n");
+}
+
+TEST(SimulateCommandJsonTest, LeakDocumentNamesOwner) {
+  testing::CommandResult r = testing::run(
+      &simulate_command, {testing::fixture_program("device_add_cuda0"), "--json", "--inject-bug", "skip-free"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find(R"("status":"leak")"), std::string::npos);
+  EXPECT_NE(r.out.find(R"("leaks":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","report":"#1 cuda:0 48 B align 16 owner forward/buffer 1"}])"),
+            std::string::npos) << r.out;
+}
+
+TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
+  std::vector<uint8_t> bytes = make_cpu_add_program();
+  bytes[4] = 'X';
+  testing::CommandResult r = testing::run(&simulate_command, {testing::temp_file(bytes), "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind(R"({"status":"error","error":{"code":"InvalidProgram","message":")", 0), 0u) << r.out;
+}
+
+}  // namespace
+}  // namespace devplan::harness
