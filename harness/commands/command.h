@@ -16,6 +16,11 @@ using Args = std::vector<std::string>;
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
 int simulate_command(const Args& args, std::ostream& out, std::ostream& err);
 int run_command(const Args& args, std::ostream& out, std::ostream& err);
+int check_command(const Args& args, std::ostream& out, std::ostream& err);
+
+struct MethodCheck;
+// Checks every method of the program in `file` (see plan_check.h).
+Result<std::vector<MethodCheck>> check_program_file(const std::string& file);
 
 // Reads a whole file. AccessFailed naming the path when it cannot be read.
 Result<std::vector<uint8_t>> read_file(const std::string& path);

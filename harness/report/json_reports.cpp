@@ -218,4 +218,47 @@ std::string run_json(const RunReport& report) {
   return w.str();
 }
 
+std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks) {
+  size_t overlaps = 0;
+  for (const MethodCheck& m : checks) overlaps += m.overlaps.size();
+  JsonWriter w;
+  w.begin_object();
+  w.key("file").value(file);
+  w.key("status").value(overlaps == 0 ? "clean" : "overlap");
+  w.key("methods").begin_array();
+  for (const MethodCheck& m : checks) {
+    w.begin_object();
+    w.key("name").value(m.name);
+    w.key("steps").value(static_cast<int64_t>(m.num_steps));
+    w.key("buffers").begin_array();
+    for (const BufferCheck& b : m.buffers) {
+      w.begin_object();
+      w.key("index").value(static_cast<uint64_t>(b.index));
+      w.key("size").value(b.size);
+      w.key("device").value(b.device.to_string());
+      w.key("lower_bound").value(b.lower_bound);
+      w.key("planned_tensors").value(static_cast<uint64_t>(b.planned_tensors));
+      w.end_object();
+    }
+    w.end_array();
+    w.key("overlaps").begin_array();
+    for (const Overlap& o : m.overlaps) {
+      w.begin_object();
+      w.key("buffer").value(static_cast<uint64_t>(o.buffer));
+      w.key("values").begin_array().value(static_cast<int64_t>(o.value_a)).value(static_cast<int64_t>(o.value_b)).end_array();
+      w.key("bytes").begin_array();
+      w.begin_array().value(o.a_begin).value(o.a_end).end_array();
+      w.begin_array().value(o.b_begin).value(o.b_end).end_array();
+      w.end_array();
+      w.key("instructions").begin_array().value(static_cast<int64_t>(o.first_step)).value(static_cast<int64_t>(o.last_step)).end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
 }  // namespace devplan::harness

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/plan_check.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
@@ -29,5 +30,10 @@ std::string simulate_error_json(const Error& error);
 // {"method": "forward", "outputs": [{"index", "type", "dtype", "sizes", "device", "values"}],
 //  "leaks": [...], "misuse": [...]}
 std::string run_json(const RunReport& report);
+
+// {"file", "status": "clean"|"overlap", "methods": [{"name", "steps", "buffers": [{"index",
+//  "size", "device", "lower_bound", "planned_tensors"}], "overlaps": [{"buffer", "values": [a, b],
+//  "bytes": [[a_begin, a_end], [b_begin, b_end]], "instructions": [first, last]}]}]}
+std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks);
 
 }  // namespace devplan::harness

@@ -210,6 +210,25 @@ class Problem {
     });
   }
 
+  // Long-lived items (lifetime above four times the mean) first, longest first; then the rest
+  // with `rest` (an order over all items, whose relative order is kept).
+  std::vector<int32_t> long_first(const std::vector<int32_t>& rest) const {
+    const PlacementEngine& e = engine_;
+    double mean = 0;
+    for (size_t i = 0; i < size(); ++i) mean += e.last(i) - e.first(i) + 1;
+    mean /= static_cast<double>(std::max<size_t>(size(), 1));
+    std::vector<int32_t> order;
+    for (int32_t i : by_length()) {
+      if (e.last(i) - e.first(i) + 1 > 4 * mean) order.push_back(i);
+    }
+    const size_t n_long = order.size();
+    for (int32_t i : rest) {
+      if (!(e.last(i) - e.first(i) + 1 > 4 * mean)) order.push_back(i);
+    }
+    (void)n_long;
+    return order;
+  }
+
   std::vector<int32_t> by_area() const {
     const PlacementEngine& e = engine_;
     return sorted([&](int32_t a, int32_t b) {
@@ -234,6 +253,8 @@ class Problem {
 
 // The most items one local-search step re-places.
 constexpr size_t kMaxNeighbourhood = 96;
+// Lifetimes longer than this many steps count as long for neighbourhood windows.
+constexpr int32_t kLongLifetime = 64;
 
 // Exact-within-budget re-placement of a small neighbourhood around fixed items: a depth-first
 // search over canonical placements (items in non-decreasing offset order, each at the lowest
@@ -415,32 +436,41 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
       std::advance(it, rng.below(count));
       target = it->second;
     }
-    // A window of steps: around the target's whole lifetime, or around one of its steps.
+    // A window of steps around the target: its whole lifetime widened at random, or, when that
+    // holds more than `cap` items, shrinking windows around one of its steps.
+    const size_t cap = 16 + rng.below(kMaxNeighbourhood - 15);
     const int32_t len = engine.last(target) - engine.first(target) + 1;
-    int32_t lo, hi;
-    if (rng.below(2) == 0) {
+    hood.clear();
+    int32_t lo = 0, hi = -1;
+    if (len <= kLongLifetime && rng.below(2) == 0) {
       lo = engine.first(target) - static_cast<int32_t>(rng.below(2 * len + 4));
       hi = engine.last(target) + static_cast<int32_t>(rng.below(2 * len + 4));
-    } else {
-      const int32_t step = engine.first(target) + static_cast<int32_t>(rng.below(len));
-      const int32_t w = static_cast<int32_t>(rng.below(6));
-      lo = step - w;
-      hi = step + w;
+      engine.collect(lo, hi, &hood);
     }
-    hood.clear();
-    engine.collect(lo, hi, &hood);
-    if (hood.size() > kMaxNeighbourhood) {
+    if (hood.empty() || hood.size() > cap) {
       const int32_t step = engine.first(target) + static_cast<int32_t>(rng.below(len));
-      hood.clear();
-      engine.collect(step, step, &hood);
+      for (int32_t w = static_cast<int32_t>(rng.below(16)); ; w /= 2) {
+        hood.clear();
+        lo = step - w;
+        hi = step + w;
+        engine.collect(lo, hi, &hood);
+        if (hood.size() <= cap || w == 0) break;
+      }
     }
-    if (hood.size() > kMaxNeighbourhood) {
+    // Items living far longer than the window stay put (they rarely can move, and placing
+    // them costs in proportion to their lifetime), except the target itself.
+    const int32_t too_long = std::max(kLongLifetime, 4 * (hi - lo + 1));
+    hood.erase(std::remove_if(hood.begin(), hood.end(), [&](int32_t i) {
+                 return i != target && engine.last(i) - engine.first(i) + 1 > too_long;
+               }),
+               hood.end());
+    if (hood.size() > cap) {
       // Keep the target and the items nearest the top.
       std::stable_sort(hood.begin(), hood.end(), [&](int32_t a, int32_t b) {
         if ((a == target) != (b == target)) return a == target;
         return end_of(a) > end_of(b);
       });
-      hood.resize(kMaxNeighbourhood);
+      hood.resize(cap);
     }
     if (hood.size() < 2) continue;
     dbg_hood += hood.size(); ++dbg_iters;
@@ -666,7 +696,8 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   const uint64_t lower_bound = live_bytes_lower_bound(compact_items, 1);
   Candidate seed = better(breadth, greedy) ? breadth : greedy;
   std::vector<std::vector<int32_t>> more = {problem.by_conflicts(), problem.by_length(),
-                                            problem.by_area()};
+                                            problem.by_area(), problem.long_first(greedy.order),
+                                            problem.long_first(breadth.order)};
   if (seed.total > lower_bound) {
     for (Fit fit : {Fit::kLowest, Fit::kBest}) {
       for (auto* order : {&greedy.order, &breadth.order}) {

@@ -1,0 +1,139 @@
+// Ratio lines for Google Benchmark binaries: a console reporter that, after the usual table,
+// prints one line per pair of benchmarks whose names differ only in one path component
+// (device vs cpu, tracking vs malloc), so that a run answers "how much slower" directly.
+//
+//   int main(int argc, char** argv) {
+//     register_my_benchmarks();   // "load_method/cpu/buffers:16/...", "load_method/device/..."
+//     return devplan::bench::run_with_ratios(
+//         argc, argv, {{"load_method device/cpu", "/device/", "/cpu/", 1.2}});
+//   }
+//
+// prints, for every benchmark whose name contains "/device/" and that has a partner with
+// "/cpu/" in its place:
+//
+//   ratio: load_method device/cpu buffers:16/tensors:1000 = 1.07 (goal <= 1.20: ok)
+//
+// The value is numerator real time / denominator real time per iteration (the median when
+// --benchmark_repetitions gives one). The name shown is the numerator's with the distinguishing
+// component and any "/real_time" / "/process_time" removed. scripts/bench.sh collects
+// every line that starts with "ratio: ". The table goes to stdout as with the default console
+// reporter; --benchmark_out=FILE --benchmark_out_format=json still writes the JSON file
+// (--benchmark_format is ignored: the display is always this console reporter).
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace devplan {
+namespace bench {
+
+// One kind of ratio: benchmarks named with `numerator` over those named with `denominator`.
+struct RatioSpec {
+  std::string label;        // "load_method device/cpu"
+  std::string numerator;    // a name component, e.g. "/device/"
+  std::string denominator;  // what replaces it in the partner's name, e.g. "/cpu/"
+  double goal = 0;          // the largest acceptable ratio; 0: no goal printed
+  std::string prefix;       // only benchmarks whose name starts with this ("" = all)
+};
+
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  explicit RatioReporter(std::vector<RatioSpec> specs)
+      : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular),
+        specs_(std::move(specs)) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.error_occurred) continue;
+      const std::string name = run.run_name.str();
+      if (run.run_type == Run::RT_Aggregate) {
+        if (run.aggregate_name != "median") continue;
+        medians_[name] = run.GetAdjustedRealTime();
+        continue;
+      }
+      if (medians_.count(name) == 0) times_.emplace_back(name, run.GetAdjustedRealTime());
+    }
+    benchmark::ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    benchmark::ConsoleReporter::Finalize();
+    for (const std::string& line : ratio_lines()) {
+      std::printf("%s\n", line.c_str());
+    }
+    std::fflush(stdout);
+  }
+
+  // The "ratio: ..." lines for the runs reported so far, in run order.
+  std::vector<std::string> ratio_lines() const {
+    std::map<std::string, double> time;
+    for (const auto& entry : times_) time[entry.first] = entry.second;
+    for (const auto& entry : medians_) time[entry.first] = entry.second;
+    std::vector<std::string> lines;
+    std::map<std::string, bool> printed;
+    for (const RatioSpec& spec : specs_) {
+      for (const auto& entry : times_) {
+        const std::string& name = entry.first;
+        if (name.compare(0, spec.prefix.size(), spec.prefix) != 0) continue;
+        const size_t at = name.find(spec.numerator);
+        if (at == std::string::npos || printed[spec.label + name]) continue;
+        printed[spec.label + name] = true;
+        std::string partner = name;
+        partner.replace(at, spec.numerator.size(), spec.denominator);
+        auto other = time.find(partner);
+        if (other == time.end() || other->second <= 0) continue;
+        const double ratio = time[name] / other->second;
+        std::string shown = name;
+        shown.replace(at, spec.numerator.size(), "/");
+        for (size_t d = shown.find("//"); d != std::string::npos; d = shown.find("//")) {
+          shown.erase(d, 1);
+        }
+        for (const std::string time_type : {"/real_time", "/process_time"}) {
+          for (size_t t = shown.find(time_type); t != std::string::npos;
+               t = shown.find(time_type)) {
+            shown.erase(t, time_type.size());
+          }
+        }
+        if (!shown.empty() && shown.back() == '/') shown.pop_back();
+        const size_t slash = shown.find('/');  // drop the family name ("load_method/")
+        if (slash != std::string::npos) shown.erase(0, slash + 1);
+        char text[512];
+        if (spec.goal > 0) {
+          std::snprintf(text, sizeof(text), "ratio: %s %s = %.2f (goal <= %.2f: %s)",
+                        spec.label.c_str(), shown.c_str(), ratio, spec.goal,
+                        ratio <= spec.goal ? "ok" : "MISSED");
+        } else {
+          std::snprintf(text, sizeof(text), "ratio: %s %s = %.2f", spec.label.c_str(),
+                        shown.c_str(), ratio);
+        }
+        lines.emplace_back(text);
+      }
+    }
+    return lines;
+  }
+
+ private:
+  std::vector<RatioSpec> specs_;
+  std::vector<std::pair<std::string, double>> times_;  // iteration runs, in order
+  std::map<std::string, double> medians_;
+};
+
+// The body of a benchmark main(): parses the benchmark flags, runs the registered benchmarks
+// with a RatioReporter for `specs`, and returns 0 (1 for an unknown flag).
+inline int run_with_ratios(int argc, char** argv, std::vector<RatioSpec> specs) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RatioReporter reporter(std::move(specs));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace bench
+}  // namespace devplan

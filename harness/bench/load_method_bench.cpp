@@ -1,0 +1,123 @@
+// load_method_bench: the cost of Module::load_method + unload_method for programs with 1 to
+// 4,096 planned buffers and up to 100,000 planned tensors, CPU-only versus device-planned with
+// the same layout.
+//
+//   build/bin/load_method_bench --benchmark_min_time=0.1
+//
+// Each program has one method "forward" with B buffers and T Float[4] tensors (16 bytes each);
+// tensor t lives in buffer t % B at offset 16 * (t / B), every buffer is as large as its tensors
+// need (16 bytes when it holds none). The CPU program keeps every buffer on cpu:0; the device
+// program puts buffer i on cuda:(i % 4) (its tensors too) and the benchmark serves CUDA with a
+// TrackingDeviceAllocator, so the device path runs DeviceMemoryBuffer, the registry and the
+// tracking allocator's ledger, poison fill and quarantine. The program is loaded once; one
+// iteration is load_method + unload_method. The ledger is reset (outside the timing) whenever
+// it holds more than kResetAfterAllocations records, so it cannot grow without bound.
+//
+// Output: the usual table plus, for each size,
+//   ratio: load_method device/cpu buffers:B/tensors:T = R (goal <= 1.20: ok|MISSED)
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <harness/bench/bench_ratios.h>
+#include <mocks/tracking_device_allocator.h>
+#include <runtime_ext/core/device_allocator_registry.h>
+#include <runtime_ext/module/module.h>
+#include <runtime_ext/program/program_builder.h>
+
+namespace devplan {
+namespace {
+
+constexpr int kNumSimulatedDevices = 4;
+constexpr uint64_t kTensorBytes = 16;  // Float[4]
+constexpr uint64_t kResetAfterAllocations = uint64_t{1} << 18;
+
+struct Layout {
+  int buffers;
+  int tensors;
+};
+
+// 1 to 4,096 buffers, up to 100,000 tensors.
+const Layout kLayouts[] = {
+    {1, 1},        {1, 1000},      {16, 1000},     {256, 10000},
+    {1024, 10000}, {4096, 4096},   {4096, 100000},
+};
+
+std::vector<uint8_t> make_program(const Layout& layout, bool on_device) {
+  auto device_of = [&](int buffer) {
+    return on_device ? Device::cuda(static_cast<DeviceIndex>(buffer % kNumSimulatedDevices))
+                     : Device::cpu();
+  };
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  for (int b = 0; b < layout.buffers; ++b) {
+    // Buffer b holds tensors b, b + B, b + 2B, ...
+    const int held = layout.tensors / layout.buffers + (b < layout.tensors % layout.buffers);
+    const uint64_t size = held > 0 ? kTensorBytes * static_cast<uint64_t>(held) : kTensorBytes;
+    m.add_buffer(size, device_of(b));
+  }
+  for (int t = 0; t < layout.tensors; ++t) {
+    const int b = t % layout.buffers;
+    m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {4}, device_of(b)),
+                         static_cast<uint32_t>(b),
+                         kTensorBytes * static_cast<uint64_t>(t / layout.buffers));
+  }
+  return builder.build();
+}
+
+void BM_LoadMethod(benchmark::State& state, Layout layout, bool on_device) {
+  TrackingDeviceAllocator tracking(DeviceType::CUDA);
+  ScopedDeviceAllocator scoped(&tracking);
+  Module module(make_program(layout, on_device));
+  if (Error e = module.load(); !e.ok()) {
+    state.SkipWithError(("load: " + e.message()).c_str());
+    return;
+  }
+  // One untimed round trip proves the program loads and warms the allocators.
+  if (Error e = module.load_method("forward"); !e.ok()) {
+    state.SkipWithError(("load_method: " + e.message()).c_str());
+    return;
+  }
+  (void)module.unload_method("forward");
+
+  for (auto _ : state) {
+    Error loaded = module.load_method("forward");
+    Error unloaded = module.unload_method("forward");
+    if (!loaded.ok() || !unloaded.ok()) {
+      state.SkipWithError((loaded.ok() ? unloaded : loaded).message().c_str());
+      break;
+    }
+    if (tracking.allocate_calls() > kResetAfterAllocations) {
+      state.PauseTiming();
+      (void)tracking.reset();
+      state.ResumeTiming();
+    }
+  }
+  if (tracking.live_count() != 0 || tracking.has_misuse()) {
+    state.SkipWithError(
+        ("device ledger not clean: " + tracking.leak_report() + tracking.misuse_report()).c_str());
+  }
+}
+
+void register_benchmarks() {
+  for (const Layout& layout : kLayouts) {
+    for (bool on_device : {false, true}) {
+      const std::string name = std::string("load_method/") + (on_device ? "device" : "cpu") +
+                               "/buffers:" + std::to_string(layout.buffers) +
+                               "/tensors:" + std::to_string(layout.tensors);
+      benchmark::RegisterBenchmark(name.c_str(), BM_LoadMethod, layout, on_device)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace devplan
+
+int main(int argc, char** argv) {
+  devplan::register_benchmarks();
+  return devplan::bench::run_with_ratios(
+      argc, argv, {{"load_method device/cpu", "/device/", "/cpu/", 1.2}});
+}

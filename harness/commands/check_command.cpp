@@ -1,0 +1,81 @@
+// devplan check FILE.pte [--json]
+#include <harness/cli/args.h>
+#include <harness/commands/command.h>
+#include <harness/commands/plan_check.h>
+#include <harness/report/json_reports.h>
+#include <runtime_ext/program/program.h>
+
+#include <cstdio>
+
+namespace devplan::harness {
+namespace {
+
+constexpr const char* kUsage = "usage: devplan check FILE.pte [--json]";
+
+std::string ratio_text(uint64_t size, uint64_t lower_bound) {
+  if (lower_bound == 0) return size == 0 ? "1.000" : "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(size) / static_cast<double>(lower_bound));
+  return buf;
+}
+
+void print_text(std::ostream& out, const std::string& file, const std::vector<MethodCheck>& checks) {
+  out << "file: " << file << "\n";
+  size_t overlaps = 0;
+  for (const MethodCheck& m : checks) {
+    out << "method " << m.name << ": " << m.num_steps << " steps\n";
+    for (const BufferCheck& b : m.buffers) {
+      out << "  buffer " << b.index << ": " << b.size << " B on " << b.device.to_string()
+          << ", lower bound " << b.lower_bound << " B (size/bound " << ratio_text(b.size, b.lower_bound)
+          << "), " << b.planned_tensors << " planned tensors\n";
+    }
+    for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
+    overlaps += m.overlaps.size();
+  }
+  out << "result: " << (overlaps == 0 ? "clean" : std::to_string(overlaps) + " overlaps") << "\n";
+}
+
+}  // namespace
+
+Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
+  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
+  DEVPLAN_ASSIGN_OR_RETURN(Program program,
+                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  std::vector<MethodCheck> checks;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
+    checks.push_back(check_method_plan(*plan));
+  }
+  return checks;
+}
+
+int check_command(const Args& args, std::ostream& out, std::ostream& err) {
+  Result<cli::ParsedArgs> parsed = cli::parse_args({{"json", cli::OptionKind::Flag}}, args);
+  if (!parsed.ok() || parsed->positionals.size() != 1) {
+    err << "devplan check: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
+        << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  const std::string& file = parsed->positionals[0];
+  const bool json = parsed->has("json");
+  Result<std::vector<MethodCheck>> checks = check_program_file(file);
+  if (!checks.ok()) {
+    const Error error = checks.error().with_context(file);
+    if (json) {
+      out << error_json(error) << "\n";
+    } else {
+      err << "devplan check: " << error.to_string() << "\n";
+    }
+    return cli::kExitError;
+  }
+  size_t overlaps = 0;
+  for (const MethodCheck& m : *checks) overlaps += m.overlaps.size();
+  if (json) {
+    out << check_json(file, *checks) << "\n";
+  } else {
+    print_text(out, file, *checks);
+  }
+  return overlaps == 0 ? cli::kExitOk : cli::kExitFinding;
+}
+
+}  // namespace devplan::harness

@@ -1,0 +1,126 @@
+#include <harness/scenario/corruption.h>
+
+#include <gtest/gtest.h>
+
+#include <runtime_ext/program/program.h>
+
+#include "example_scenario.h"
+
+namespace devplan {
+namespace {
+
+using testing::example_scenario;
+
+// The error of method `name` after writing `c` into the example.
+Error method_error(const Corruption& c, const std::string& name = "forward") {
+  const ProgramScenario s = example_scenario();
+  Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, c);
+  EXPECT_TRUE(bytes.ok()) << bytes.error();
+  if (!bytes.ok()) return bytes.error();
+  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
+  EXPECT_TRUE(program.ok()) << program.error();
+  if (!program.ok()) return program.error();
+  EXPECT_TRUE(program->method_status(name == "forward" ? "encode" : "forward").ok());
+  Result<MethodMeta> meta = program->method_meta(name);
+  EXPECT_FALSE(meta.ok());
+  return meta.ok() ? Error() : meta.error();
+}
+
+TEST(CorruptionTest, KindsAndNames) {
+  const std::vector<CorruptionKind> kinds = all_corruption_kinds();
+  ASSERT_EQ(kinds.size(), 11u);
+  std::vector<std::string> names;
+  for (CorruptionKind k : kinds) names.push_back(corruption_kind_name(k));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "duplicate_device_entry", "buffer_idx_zero", "buffer_idx_negative",
+                       "buffer_idx_past_end", "unknown_device_type", "negative_device_index",
+                       "tensor_device_mismatch", "offset_past_end", "memory_id_zero",
+                       "memory_id_past_end", "negative_buffer_size"}));
+  EXPECT_TRUE(corruption_targets_tensor(CorruptionKind::OffsetPastEnd));
+  EXPECT_FALSE(corruption_targets_tensor(CorruptionKind::NegativeBufferSize));
+}
+
+TEST(CorruptionTest, Describe) {
+  const ProgramScenario s = example_scenario();
+  EXPECT_EQ(describe_corruption(s, {CorruptionKind::NegativeDeviceIndex, 2, 4, 5}),
+            "negative_device_index in method forward, buffer 1, amount 5");
+  EXPECT_EQ(describe_corruption(s, {CorruptionKind::OffsetPastEnd, 0, 6, 0}),
+            "offset_past_end in method forward, tensor 2, amount 0");
+  EXPECT_EQ(describe_corruption(s, {CorruptionKind::BufferIdxZero, 1, 0, 0}),
+            "buffer_idx_zero in method encode, amount 0");
+}
+
+TEST(CorruptionTest, AppliesOnlyWhereThereIsATarget) {
+  const ProgramScenario s = example_scenario();
+  for (CorruptionKind k : all_corruption_kinds()) {
+    EXPECT_TRUE(corruption_applies(s, {k, 0, 0, 0})) << corruption_kind_name(k);
+  }
+  // Method 1 ("encode") has no buffers and no tensors.
+  EXPECT_TRUE(corruption_applies(s, {CorruptionKind::BufferIdxZero, 1, 0, 0}));
+  EXPECT_TRUE(corruption_applies(s, {CorruptionKind::BufferIdxNegative, 1, 0, 0}));
+  EXPECT_TRUE(corruption_applies(s, {CorruptionKind::BufferIdxPastEnd, 1, 0, 0}));
+  EXPECT_FALSE(corruption_applies(s, {CorruptionKind::DuplicateDeviceEntry, 1, 0, 0}));
+  EXPECT_FALSE(corruption_applies(s, {CorruptionKind::NegativeBufferSize, 1, 0, 0}));
+  EXPECT_FALSE(corruption_applies(s, {CorruptionKind::MemoryIdZero, 1, 0, 0}));
+  EXPECT_FALSE(corruption_applies(ProgramScenario(), {CorruptionKind::BufferIdxZero, 0, 0, 0}));
+  Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, {CorruptionKind::OffsetPastEnd, 1, 0, 0});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.error().code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(bytes.error().message(),
+            "corruption offset_past_end in method encode, amount 0 does not apply: the method has no tensors");
+}
+
+TEST(CorruptionTest, EveryKindIsInvalidProgramWithItsReason) {
+  const struct {
+    Corruption c;
+    const char* name;
+    const char* message;
+  } cases[] = {
+      {{CorruptionKind::DuplicateDeviceEntry, 0, 1, 0}, "forward",
+       "method 'forward': non_const_buffer_device entry 1: buffer_idx 2 already has a device (entry 0)"},
+      {{CorruptionKind::DuplicateDeviceEntry, 0, 0, 0}, "forward",
+       "method 'forward': non_const_buffer_device entry 2: buffer_idx 1 already has a device (entry 1)"},
+      {{CorruptionKind::BufferIdxZero, 0, 0, 0}, "forward",
+       "method 'forward': non_const_buffer_device entry 1: buffer_idx 0 is reserved"},
+      {{CorruptionKind::BufferIdxNegative, 0, 0, 4}, "forward",
+       "method 'forward': non_const_buffer_device entry 1: buffer_idx -5 is negative"},
+      {{CorruptionKind::BufferIdxPastEnd, 0, 0, 0}, "forward",
+       "method 'forward': non_const_buffer_device entry 1: buffer_idx 4 is past the last buffer "
+       "(non_const_buffer_sizes has 4 entries)"},
+      {{CorruptionKind::BufferIdxPastEnd, 1, 0, 2}, "encode",
+       "method 'encode': non_const_buffer_device entry 0: buffer_idx 3 is past the last buffer "
+       "(non_const_buffer_sizes has 1 entry)"},
+      {{CorruptionKind::UnknownDeviceType, 0, 1, 0}, "forward",
+       "method 'forward': non_const_buffer_device entry 0: unknown device type 2"},
+      {{CorruptionKind::UnknownDeviceType, 0, 0, 500}, "forward",
+       "method 'forward': non_const_buffer_device entry 1: unknown device type 127"},
+      {{CorruptionKind::NegativeDeviceIndex, 0, 1, 5}, "forward",
+       "method 'forward': non_const_buffer_device entry 0: negative device index -6"},
+      {{CorruptionKind::NegativeDeviceIndex, 0, 2, 1000}, "forward",
+       "method 'forward': non_const_buffer_device entry 1: negative device index -128"},
+      {{CorruptionKind::TensorDeviceMismatch, 0, 1, 0}, "forward",
+       "method 'forward': value 1: tensor on cpu:0 planned in buffer 1 on cuda:2"},
+      {{CorruptionKind::TensorDeviceMismatch, 0, 1, 1}, "forward",
+       "method 'forward': value 1: tensor on cuda:3 planned in buffer 1 on cuda:2"},
+      {{CorruptionKind::TensorDeviceMismatch, 0, 2, 3}, "forward",
+       "method 'forward': value 2: tensor on cuda:3 planned in buffer 0 on cpu:0"},
+      {{CorruptionKind::OffsetPastEnd, 0, 3, 0}, "forward",
+       "method 'forward': value 3: 16 bytes at offset 48 run past the end of buffer 1 (48 bytes)"},
+      {{CorruptionKind::OffsetPastEnd, 0, 0, 2}, "forward",
+       "method 'forward': value 0: 16 bytes at offset 96 run past the end of buffer 0 (64 bytes)"},
+      {{CorruptionKind::MemoryIdZero, 0, 0, 0}, "forward",
+       "method 'forward': value 0: memory_id 0 is invalid (memory ids are 1-based)"},
+      {{CorruptionKind::MemoryIdPastEnd, 0, 1, 0}, "forward",
+       "method 'forward': value 1: memory_id 4 is past the last buffer (the method has 3 planned buffers)"},
+      {{CorruptionKind::NegativeBufferSize, 0, 2, 9}, "forward",
+       "method 'forward': non_const_buffer_sizes entry 3 (buffer 2): negative size -10"},
+  };
+  for (const auto& c : cases) {
+    const Error err = method_error(c.c, c.name);
+    EXPECT_EQ(err.code(), ErrorCode::InvalidProgram) << corruption_kind_name(c.c.kind);
+    EXPECT_EQ(err.message(), c.message) << corruption_kind_name(c.c.kind);
+  }
+}
+
+}  // namespace
+}  // namespace devplan

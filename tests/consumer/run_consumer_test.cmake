@@ -1,0 +1,100 @@
+# The ctest `install_consumer`: proves that an installed devplan can be used from another CMake
+# project. Run as
+#
+#   cmake -DSOURCE=<repo>/tests/consumer -DBUILD=<devplan build dir> [-DCONFIG=<config>]
+#         [-DCXX_COMPILER=<c++>] [-DGENERATOR=<generator>] [-DCXX_FLAGS=<flags>]
+#         [-DLINKER_FLAGS=<flags>] -P run_consumer_test.cmake
+#
+# It installs BUILD into a fresh prefix (BUILD/install_consumer/prefix), configures SOURCE
+# against it with CMAKE_PREFIX_PATH, checks that find_package(devplan) found that prefix, builds
+# the consumer and runs its test. Every step's output is printed; any failure fails the test
+# with a message naming the step. CXX_FLAGS/LINKER_FLAGS carry the devplan build's flags (a
+# sanitizer build's static libraries need the same runtime in the consumer).
+
+foreach(var SOURCE BUILD)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "run_consumer_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+set(work ${BUILD}/install_consumer)
+set(prefix ${work}/prefix)
+set(consumer_build ${work}/build)
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+
+# run_step(<name> <command...>): runs the command, prints its output, fails on a non-zero exit.
+function(run_step name)
+  message(STATUS "install_consumer: ${name}: ${ARGN}")
+  execute_process(COMMAND ${ARGN}
+    RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out
+    ERROR_VARIABLE out)
+  message("${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install_consumer: step '${name}' failed (exit ${rc})")
+  endif()
+endfunction()
+
+set(config_args)
+if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")
+  set(config_args --config ${CONFIG})
+endif()
+
+run_step("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix} ${config_args})
+
+foreach(expected
+    lib/cmake/devplan/devplanConfig.cmake
+    lib/cmake/devplan/devplanConfigVersion.cmake
+    lib/cmake/devplan/devplanTargets.cmake
+    include/runtime_ext/core/device_memory_buffer.h
+    include/runtime_ext/schema/program_generated.h
+    include/mocks/tracking_device_allocator.h
+    include/fixtures/leak_checked_test.h
+    include/fixtures/generator/fixture_programs.h)
+  if(NOT EXISTS ${prefix}/${expected})
+    message(FATAL_ERROR "install_consumer: the install has no ${expected}")
+  endif()
+endforeach()
+
+set(configure_args
+  -S ${SOURCE} -B ${consumer_build}
+  -DCMAKE_PREFIX_PATH=${prefix}
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+if(DEFINED GENERATOR AND NOT GENERATOR STREQUAL "")
+  list(APPEND configure_args -G ${GENERATOR})
+endif()
+if(DEFINED CXX_COMPILER AND NOT CXX_COMPILER STREQUAL "")
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")
+  list(APPEND configure_args -DCMAKE_BUILD_TYPE=${CONFIG})
+endif()
+if(DEFINED CXX_FLAGS AND NOT CXX_FLAGS STREQUAL "")
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
+endif()
+if(DEFINED LINKER_FLAGS AND NOT LINKER_FLAGS STREQUAL "")
+  list(APPEND configure_args "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
+endif()
+run_step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
+
+# find_package must have used the fresh install, not some other devplan on the machine.
+file(STRINGS ${consumer_build}/CMakeCache.txt devplan_dir_line REGEX "^devplan_DIR:")
+string(REGEX REPLACE "^devplan_DIR:[A-Z]+=" "" devplan_dir "${devplan_dir_line}")
+file(REAL_PATH "${prefix}/lib/cmake/devplan" expected_dir)
+if(NOT devplan_dir STREQUAL "")
+  file(REAL_PATH "${devplan_dir}" devplan_dir)
+endif()
+if(NOT devplan_dir STREQUAL expected_dir)
+  message(FATAL_ERROR
+    "install_consumer: find_package(devplan) used '${devplan_dir}', not '${expected_dir}'")
+endif()
+
+run_step("build the consumer" ${CMAKE_COMMAND} --build ${consumer_build} ${config_args})
+
+set(consumer_exe ${consumer_build}/consumer_test)
+if(DEFINED CONFIG AND NOT CONFIG STREQUAL "" AND EXISTS ${consumer_build}/${CONFIG}/consumer_test)
+  set(consumer_exe ${consumer_build}/${CONFIG}/consumer_test)
+endif()
+run_step("run the consumer's test" ${consumer_exe})
+message(STATUS "install_consumer: passed")
