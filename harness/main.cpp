@@ -25,6 +25,8 @@ const Command kCommands[] = {
      "execute a method on simulated devices and print its outputs"},
     {"check", &devplan::harness::check_command,
      "find planned tensors that share bytes while both are live"},
+    {"plot", &devplan::harness::plot_command,
+     "draw the memory plan: one rectangle per planned tensor, lifetime by bytes"},
 };
 
 void print_help(std::ostream& out) {

@@ -17,10 +17,18 @@ int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
 int simulate_command(const Args& args, std::ostream& out, std::ostream& err);
 int run_command(const Args& args, std::ostream& out, std::ostream& err);
 int check_command(const Args& args, std::ostream& out, std::ostream& err);
+int plot_command(const Args& args, std::ostream& out, std::ostream& err);
 
 struct MethodCheck;
 // Checks every method of the program in `file` (see plan_check.h).
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file);
+
+// The plan picture of `file` (every method when `methods` is empty): SVG, or HTML when `html`.
+Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,
+                                 bool html);
+
+// Writes `text` to `path` (replacing it). AccessFailed naming the path on failure.
+Error write_file(const std::string& path, const std::string& text);
 
 // Reads a whole file. AccessFailed naming the path when it cannot be read.
 Result<std::vector<uint8_t>> read_file(const std::string& path);

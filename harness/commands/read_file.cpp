@@ -13,4 +13,13 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
   return bytes;
 }
 
+Error write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error(ErrorCode::AccessFailed, "cannot write '" + path + "'");
+  out << text;
+  out.close();
+  if (!out) return Error(ErrorCode::AccessFailed, "cannot write '" + path + "'");
+  return Error::success();
+}
+
 }  // namespace devplan::harness

@@ -192,6 +192,12 @@ MethodScenario resolve_method_draft(const MethodDraft& draft) {
   }
   m.values = draft.values;
   for (ScenarioValue& v : m.values) {
+    // Workaround: flatbuffers writes an empty vector without aligning it, and the reader
+    // (runtime_ext/program plan_parser's elements_aligned) rejects an empty IntList or
+    // DoubleList that happens to be unaligned. Until the reader accepts empty vectors,
+    // resolved scenarios hold no empty numeric lists.
+    if (v.kind == ScenarioValueKind::IntList && v.int_list.empty()) v.int_list = {0};
+    if (v.kind == ScenarioValueKind::DoubleList && v.double_list.empty()) v.double_list = {0.0};
     std::vector<int32_t> items;
     if (v.kind == ScenarioValueKind::TensorList && !m.tensors.empty()) {
       for (int32_t c : v.tensor_list) {
@@ -294,7 +300,7 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
           ScenarioValueKind::BoolList, ScenarioValueKind::TensorList};
       ScenarioValue value;
       value.kind = kKinds[rng.below(sizeof(kKinds) / sizeof(kKinds[0]))];
-      const size_t len = rng.between(0, 4);
+      const size_t len = rng.between(0, 4);  // IntList and DoubleList: see resolve_method_draft
       switch (value.kind) {
         case ScenarioValueKind::Null:
           break;
