@@ -4,6 +4,10 @@
 #include <harness/commands/command.h>
 #include <harness/commands/simulation.h>
 #include <harness/report/json_reports.h>
+#include <harness/report/junit.h>
+#include <harness/report/timeline_svg.h>
+
+#include <chrono>
 
 namespace devplan::harness {
 namespace {
@@ -11,13 +15,29 @@ namespace {
 constexpr const char* kUsage =
     "usage: devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]\n"
     "                        [--capacity DEVICE=BYTES]... [--inject-bug "
-    "skip-free|double-free|wrong-index-free] [--json]";
+    "skip-free|double-free|wrong-index-free]\n"
+    "                        [--timeline-svg OUT.svg] [--junit OUT.xml] [--json]";
 
 const cli::ArgSpec kSpec = {
     {"method", cli::OptionKind::Repeated},   {"place", cli::OptionKind::Repeated},
     {"fail-alloc", cli::OptionKind::Single}, {"capacity", cli::OptionKind::Repeated},
     {"inject-bug", cli::OptionKind::Single}, {"json", cli::OptionKind::Flag},
+    {"timeline-svg", cli::OptionKind::Single}, {"junit", cli::OptionKind::Single},
 };
+
+// One JUnit case per method load, plus one for leaks and one for misuse.
+std::vector<JunitCase> junit_cases(const std::string& file, const SimulationResult& r) {
+  std::vector<JunitCase> cases;
+  for (const MethodOutcome& m : r.methods) {
+    cases.push_back({file, "load " + m.name, m.status.ok() ? "" : m.status.to_string(), 0});
+  }
+  std::string leaks, misuse;
+  for (const std::string& line : r.leak_lines) leaks += "leak: " + line + "\n";
+  for (const MisuseRecord& m : r.misuse) misuse += "misuse: " + m.message + "\n";
+  cases.push_back({file, "no leaks", leaks, 0});
+  cases.push_back({file, "no misuse", misuse, 0});
+  return cases;
+}
 
 // Splits "KEY=VALUE"; InvalidArgument naming the option otherwise.
 Result<std::pair<std::string, std::string>> split_assignment(const std::string& option,
@@ -105,9 +125,30 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   const std::string& file = parsed->positionals[0];
   const bool json = parsed->has("json");
+  const auto start = std::chrono::steady_clock::now();
   Result<std::vector<uint8_t>> bytes = read_file(file);
   Result<SimulationResult> result =
       bytes.ok() ? simulate_program(*bytes, *options) : Result<SimulationResult>(bytes.error());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (parsed->has("junit")) {
+    std::vector<JunitCase> cases =
+        result.ok() ? junit_cases(file, *result)
+                    : std::vector<JunitCase>{{file, "load program", result.error().to_string(), 0}};
+    Error e = write_file(parsed->value("junit"), junit_xml("devplan simulate", cases, seconds));
+    if (!e.ok()) {
+      err << "devplan simulate: " << e.to_string() << "\n";
+      return cli::kExitError;
+    }
+  }
+  if (result.ok() && parsed->has("timeline-svg")) {
+    Error e = write_file(parsed->value("timeline-svg"),
+                         timeline_svg(file, result->events, result->leaks));
+    if (!e.ok()) {
+      err << "devplan simulate: " << e.to_string() << "\n";
+      return cli::kExitError;
+    }
+  }
   if (!result.ok()) {
     const Error error = result.error().with_context(file);
     if (result.code() == ErrorCode::InvalidArgument || result.code() == ErrorCode::NotFound) {

@@ -87,8 +87,9 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
       DEVPLAN_RETURN_IF_ERROR(device.set_capacity(where.index, capacity));
     }
   }
+  RecordingDeviceAllocator recording(&device);
   DeviceAllocatorRegistry registry;
-  DEVPLAN_RETURN_IF_ERROR(registry.register_allocator(&device));
+  DEVPLAN_RETURN_IF_ERROR(registry.register_allocator(&recording));
   SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
   BackendRegistry backends;
   DEVPLAN_RETURN_IF_ERROR(backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend));
@@ -126,6 +127,7 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
 
   for (const AllocationRecord& r : device.ledger()) result.allocations.push_back(r);
   result.failed_allocations = device.failed_allocations();
+  result.events = recording.events();
   result.leaks = device.live_allocations();
   result.leak_lines = device.leak_report_lines();
   result.misuse = device.misuse();

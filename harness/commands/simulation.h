@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include <mocks/recording_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
 
@@ -54,6 +55,7 @@ struct SimulationResult {
   std::vector<MisuseRecord> misuse;
   std::vector<DeviceAllocationStats> stats;   // per device index that saw any allocation
   std::vector<DeviceIndex> stats_devices;     // the index of each stats entry
+  std::vector<AllocationEvent> events;        // allocations and frees, in order
 
   bool has_findings() const { return !leaks.empty() || !misuse.empty(); }
   bool all_loaded() const {

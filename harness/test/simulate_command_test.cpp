@@ -155,3 +155,62 @@ TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
 
 }  // namespace
 }  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+std::string read_text(const std::string& path) {
+  Result<std::vector<uint8_t>> bytes = read_file(path);
+  EXPECT_TRUE(bytes.ok());
+  return bytes.ok() ? std::string(bytes->begin(), bytes->end()) : "";
+}
+
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(SimulateReportsTest, TimelineMarksEachLeakAndEachDevice) {
+  const std::string svg_path = testing::temp_file({}, ".svg");
+  testing::CommandResult r = testing::run(
+      &simulate_command, {testing::fixture_program("multi_device"), "--inject-bug", "skip-free",
+                          "--timeline-svg", svg_path});
+  EXPECT_EQ(r.exit_code, 3);
+  const std::string svg = read_text(svg_path);
+  EXPECT_EQ(occurrences(svg, "<circle class=\"leak\""), 2u);
+  EXPECT_NE(svg.find("<title>leak: #1 cuda:0 48 B align 16 owner forward/buffer 1</title>"),
+            std::string::npos);
+  EXPECT_EQ(occurrences(svg, "<polyline class=\"device-line\" data-device=\"cuda:0\""), 1u);
+  EXPECT_EQ(occurrences(svg, "<polyline class=\"device-line\" data-device=\"cuda:1\""), 1u);
+}
+
+TEST(SimulateReportsTest, TimelineMarksFailedAllocations) {
+  const std::string svg_path = testing::temp_file({}, ".svg");
+  testing::CommandResult r = testing::run(
+      &simulate_command,
+      {testing::fixture_program("multi_device"), "--fail-alloc", "2", "--timeline-svg", svg_path});
+  EXPECT_EQ(r.exit_code, 1);
+  const std::string svg = read_text(svg_path);
+  EXPECT_EQ(occurrences(svg, "<path class=\"failed\""), 1u);
+  EXPECT_EQ(occurrences(svg, "<circle class=\"leak\""), 0u);
+}
+
+TEST(SimulateReportsTest, JunitHasACasePerMethodAndForLeaks) {
+  const std::string xml_path = testing::temp_file({}, ".xml");
+  testing::CommandResult r = testing::run(
+      &simulate_command, {testing::fixture_program("two_methods"), "--inject-bug", "double-free",
+                          "--junit", xml_path});
+  EXPECT_EQ(r.exit_code, 3);
+  const std::string xml = read_text(xml_path);
+  EXPECT_NE(xml.find("<testsuite name=\"devplan simulate\" tests=\"4\" failures=\"1\""),
+            std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"load cpu_forward\" time="), std::string::npos);
+  EXPECT_NE(xml.find("name=\"load device_forward\" time="), std::string::npos);
+  EXPECT_NE(xml.find("<failure message=\"misuse: double free of #1 cuda:0 48 B owner "
+                     "device_forward/buffer 1\">"),
+            std::string::npos) << xml;
+}
+
+}  // namespace
+}  // namespace devplan::harness

@@ -1,0 +1,53 @@
+#include <mocks/recording_device_allocator.h>
+
+namespace devplan {
+
+Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index, size_t alignment) {
+  Result<void*> result = upstream_->allocate(nbytes, index, alignment);
+  std::lock_guard<std::mutex> lock(mutex_);
+  AllocationEvent e;
+  e.device = Device(device_type(), index);
+  e.size = nbytes;
+  if (result.ok()) {
+    e.kind = AllocationEvent::Kind::Allocate;
+    e.ptr = *result;
+    live_[*result] = {nbytes, e.device};
+  } else {
+    e.kind = AllocationEvent::Kind::FailedAllocate;
+  }
+  events_.push_back(e);
+  return result;
+}
+
+void RecordingDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
+  upstream_->deallocate(ptr, index);
+  std::lock_guard<std::mutex> lock(mutex_);
+  AllocationEvent e;
+  e.kind = AllocationEvent::Kind::Free;
+  e.device = Device(device_type(), index);
+  e.ptr = ptr;
+  auto it = live_.find(ptr);
+  if (it != live_.end()) {
+    e.size = it->second.first;
+    e.device = it->second.second;
+    live_.erase(it);
+  }
+  events_.push_back(e);
+}
+
+Error RecordingDeviceAllocator::copy_host_to_device(void* dst, const void* src, size_t nbytes,
+                                                    DeviceIndex index) {
+  return upstream_->copy_host_to_device(dst, src, nbytes, index);
+}
+
+Error RecordingDeviceAllocator::copy_device_to_host(void* dst, const void* src, size_t nbytes,
+                                                    DeviceIndex index) {
+  return upstream_->copy_device_to_host(dst, src, nbytes, index);
+}
+
+std::vector<AllocationEvent> RecordingDeviceAllocator::events() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return events_;
+}
+
+}  // namespace devplan

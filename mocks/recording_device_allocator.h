@@ -1,0 +1,52 @@
+// RecordingDeviceAllocator: forwards every call to an upstream DeviceAllocator and records, in
+// order, each allocation (successful or not) and each free, so the harness can draw live device
+// bytes over the allocation sequence.
+//
+//   TrackingDeviceAllocator tracking;
+//   RecordingDeviceAllocator recording(&tracking);
+//   ScopedDeviceAllocator scoped(&recording);
+//   ...
+//   for (const AllocationEvent& e : recording.events()) ...
+//
+// Threading: safe from many threads (events are appended under a mutex, in the order the calls
+// returned). The upstream allocator must outlive this one.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <runtime_ext/core/device_allocator.h>
+
+namespace devplan {
+
+struct AllocationEvent {
+  enum class Kind : uint8_t { Allocate, FailedAllocate, Free };
+  Kind kind = Kind::Allocate;
+  Device device;              // for a free: the device of the allocation (else the one named)
+  size_t size = 0;             // bytes allocated or freed (0 for a free of an unknown pointer)
+  const void* ptr = nullptr;   // the device pointer (an address; never dereferenced)
+};
+
+class RecordingDeviceAllocator : public DeviceAllocator {
+ public:
+  explicit RecordingDeviceAllocator(DeviceAllocator* upstream) : upstream_(upstream) {}
+
+  Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override;
+  void deallocate(void* ptr, DeviceIndex index) override;
+  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
+  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
+  DeviceType device_type() const override { return upstream_->device_type(); }
+
+  std::vector<AllocationEvent> events() const;
+
+ private:
+  DeviceAllocator* upstream_;
+  mutable std::mutex mutex_;
+  std::vector<AllocationEvent> events_;
+  std::unordered_map<const void*, std::pair<size_t, Device>> live_;
+};
+
+}  // namespace devplan

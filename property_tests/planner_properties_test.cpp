@@ -1,0 +1,273 @@
+// Properties of the memory planner (runtime_ext/planning) over graphs from its own seeded
+// generator (graph_gen.h: chains, fan-out, residuals, U-Nets, attention, random DAGs, with
+// delegates on random devices), and of the offset planners over arbitrary items.
+//
+// This file includes only planning headers: runtime_ext/planning/graph.h and
+// runtime_ext/program/method_builder.h both define devplan::TensorSpec, so this binary keeps
+// clear of the program writer.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <runtime_ext/planning/graph_gen.h>
+#include <runtime_ext/planning/memory_plan.h>
+#include <runtime_ext/planning/plan_verifier.h>
+
+#include "property.h"
+
+namespace devplan {
+
+struct PlannerCase {
+  GraphGenOptions graph;
+  bool skip_h2d_for_method_inputs = false;
+  bool skip_d2h_for_method_outputs = false;
+  uint64_t alignment = kDefaultAlignment;
+
+  PlanOptions plan_options(PlannerAlgorithm algorithm) const {
+    PlanOptions o;
+    o.algorithm = algorithm;
+    o.alignment = alignment;
+    o.propagation.skip_h2d_for_method_inputs = skip_h2d_for_method_inputs;
+    o.propagation.skip_d2h_for_method_outputs = skip_d2h_for_method_outputs;
+    return o;
+  }
+};
+
+void showValue(const PlannerCase& c, std::ostream& os) {
+  os << "graph " << graph_family_name(c.graph.family) << ", " << c.graph.num_tensors
+     << " tensors, seed " << c.graph.seed << ", " << c.graph.num_devices
+     << " devices, delegate fraction " << c.graph.delegate_fraction << "; alignment " << c.alignment
+     << (c.skip_h2d_for_method_inputs ? ", skip_h2d_for_method_inputs" : "")
+     << (c.skip_d2h_for_method_outputs ? ", skip_d2h_for_method_outputs" : "");
+}
+
+void showValue(const PlanItem& item, std::ostream& os) {
+  os << "{" << item.size << " B, steps " << item.first << ".." << item.last << "}";
+}
+
+namespace testing {
+namespace {
+
+rc::Gen<PlannerCase> gen_planner_case() {
+  return rc::gen::build<PlannerCase>(
+      rc::gen::set(&PlannerCase::graph,
+                   rc::gen::build<GraphGenOptions>(
+                       rc::gen::set(&GraphGenOptions::family, rc::gen::elementOf(all_graph_families())),
+                       rc::gen::set(&GraphGenOptions::num_tensors, rc::gen::inRange<size_t>(2, 121)),
+                       rc::gen::set(&GraphGenOptions::seed, rc::gen::inRange<uint64_t>(0, 1u << 30)),
+                       rc::gen::set(&GraphGenOptions::num_devices, rc::gen::inRange(0, 5)),
+                       rc::gen::set(&GraphGenOptions::delegate_fraction, rc::gen::element(0.3, 0.1, 0.6, 1.0)))),
+      rc::gen::set(&PlannerCase::skip_h2d_for_method_inputs, rc::gen::arbitrary<bool>()),
+      rc::gen::set(&PlannerCase::skip_d2h_for_method_outputs, rc::gen::arbitrary<bool>()),
+      rc::gen::set(&PlannerCase::alignment, rc::gen::element<uint64_t>(16, 1, 8, 64, 256)));
+}
+
+MethodMemoryPlan plan_or_fail(const Graph& graph, const PlannerCase& c, PlannerAlgorithm algorithm) {
+  Result<MethodMemoryPlan> plan = plan_method(graph, c.plan_options(algorithm));
+  if (!plan.ok()) RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + plan.error().to_string());
+  return std::move(plan).value();
+}
+
+uint64_t aligned(uint64_t n, uint64_t alignment) {
+  uint64_t out = 0;
+  RC_ASSERT(align_up(n, alignment, &out));
+  return out;
+}
+
+// Largest total of aligned sizes of the tensors of buffer `b` live at one step, computed
+// directly from the plan's lifetimes.
+uint64_t lower_bound_of(const MethodMemoryPlan& plan, size_t b) {
+  int32_t last_step = 0;
+  for (const PlannedTensor& t : plan.tensors) last_step = std::max(last_step, t.lifetime.last);
+  uint64_t best = 0;
+  for (int32_t step = 0; step <= last_step; ++step) {
+    uint64_t live = 0;
+    for (const PlannedTensor& t : plan.tensors) {
+      if (t.planned && t.buffer_index == b && t.lifetime.first <= step && step <= t.lifetime.last) {
+        live += aligned(t.nbytes, plan.alignment);
+      }
+    }
+    best = std::max(best, live);
+  }
+  return best;
+}
+
+// Every field of a plan, as bytes.
+std::string plan_bytes(const MethodMemoryPlan& plan) {
+  std::ostringstream os;
+  os << plan.method() << "|" << plan.alignment << "|" << plan.num_h2d_copies << "|" << plan.num_d2h_copies << "\n";
+  for (const TensorSpec& t : plan.graph.tensors) {
+    os << t.id << ":" << static_cast<int>(t.dtype) << ":" << t.nbytes << ";";
+  }
+  os << "\n";
+  for (const Node& n : plan.graph.nodes) {
+    os << n.label() << "(";
+    for (int32_t i : n.inputs) os << i << ",";
+    os << ")->(";
+    for (int32_t o : n.outputs) os << o << ",";
+    os << ");";
+  }
+  os << "\n";
+  for (size_t t = 0; t < plan.tensors.size(); ++t) {
+    const PlannedTensor& p = plan.tensors[t];
+    os << t << ":" << p.device << ":" << p.planned << ":" << p.buffer_index << ":" << p.offset << ":"
+       << p.nbytes << ":" << p.lifetime.first << ".." << p.lifetime.last << ":" << plan.copy_of[t] << ";";
+  }
+  os << "\n";
+  for (const PlannedBuffer& b : plan.buffers) {
+    os << b.device << ":" << b.size << ":" << b.lower_bound << ":" << planner_algorithm_name(b.algorithm)
+       << ":" << b.num_tensors << ";";
+  }
+  for (int64_t s : plan.non_const_buffer_sizes()) os << s << ",";
+  for (const BufferDeviceEntry& e : plan.non_const_buffer_devices()) os << e.buffer_idx << "@" << e.device << ",";
+  return os.str();
+}
+
+bool is_copy(const Node& n) { return n.kind == NodeKind::Kernel && (n.op == kH2dCopyOp || n.op == kD2hCopyOp); }
+
+// Every plan, whatever the algorithm, passes the independent plan verifier.
+DEVPLAN_PROP(Planner, EveryPlanPassesTheVerifier, ()) {
+  const PlannerCase c = *gen_planner_case();
+  const Graph graph = generate_graph(c.graph);
+  for (PlannerAlgorithm algorithm : all_planner_algorithms()) {
+    const MethodMemoryPlan plan = plan_or_fail(graph, c, algorithm);
+    const std::vector<PlanViolation> violations = verify_plan(plan);
+    if (!violations.empty()) {
+      RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + std::to_string(violations.size()) +
+              " violations, first: " + violations[0].message);
+    }
+  }
+}
+
+// No buffer mixes devices: one buffer per device (CPU first, then by type and index), every
+// planned tensor in the buffer of its device, every node's operands on the device it runs on,
+// and the file's device list naming exactly the non-CPU buffers.
+DEVPLAN_PROP(Planner, NoBufferMixesDevices, ()) {
+  const PlannerCase c = *gen_planner_case();
+  const MethodMemoryPlan plan = plan_or_fail(generate_graph(c.graph), c, PlannerAlgorithm::Best);
+  RC_ASSERT(!plan.buffers.empty());
+  for (size_t b = 1; b < plan.buffers.size(); ++b) RC_ASSERT(plan.buffers[b - 1].device < plan.buffers[b].device);
+  std::vector<size_t> count(plan.buffers.size(), 0);
+  for (const PlannedTensor& t : plan.tensors) {
+    if (!t.planned) continue;
+    RC_ASSERT(t.buffer_index < plan.buffers.size());
+    RC_ASSERT(plan.buffers[t.buffer_index].device == t.device);
+    ++count[t.buffer_index];
+  }
+  for (size_t b = 0; b < plan.buffers.size(); ++b) RC_ASSERT(plan.buffers[b].num_tensors == count[b]);
+  for (const Node& n : plan.graph.nodes) {
+    const Device runs_on = n.execution_device();
+    if (n.kind == NodeKind::Kernel && n.op == kH2dCopyOp) {
+      RC_ASSERT(plan.tensors[n.inputs[0]].device.is_cpu());
+      RC_ASSERT(!plan.tensors[n.outputs[0]].device.is_cpu());
+      continue;
+    }
+    if (n.kind == NodeKind::Kernel && n.op == kD2hCopyOp) {
+      RC_ASSERT(!plan.tensors[n.inputs[0]].device.is_cpu());
+      RC_ASSERT(plan.tensors[n.outputs[0]].device.is_cpu());
+      continue;
+    }
+    for (int32_t t : n.inputs) RC_ASSERT(plan.tensors[t].device == runs_on);
+    for (int32_t t : n.outputs) RC_ASSERT(plan.tensors[t].device == runs_on);
+  }
+  if (!c.skip_d2h_for_method_outputs) {
+    for (int32_t t : plan.graph.outputs) RC_ASSERT(plan.tensors[t].device.is_cpu());
+  }
+  std::vector<BufferDeviceEntry> expected;
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    if (!plan.buffers[b].device.is_cpu()) expected.push_back({static_cast<int32_t>(b + 1), plan.buffers[b].device});
+  }
+  RC_ASSERT(plan.non_const_buffer_devices() == expected);
+}
+
+// Every buffer is at least its lower bound (the most aligned bytes live at one step, computed
+// here from the plan's lifetimes), and reports that bound.
+DEVPLAN_PROP(Planner, EveryBufferIsAtLeastItsLowerBound, ()) {
+  const PlannerCase c = *gen_planner_case();
+  const Graph graph = generate_graph(c.graph);
+  for (PlannerAlgorithm algorithm : all_planner_algorithms()) {
+    const MethodMemoryPlan plan = plan_or_fail(graph, c, algorithm);
+    for (size_t b = 0; b < plan.buffers.size(); ++b) {
+      const uint64_t bound = lower_bound_of(plan, b);
+      RC_ASSERT(plan.buffers[b].lower_bound == bound);
+      RC_ASSERT(plan.buffers[b].size >= bound);
+    }
+  }
+}
+
+// best <= greedy <= naive, buffer by buffer; best is also no larger than any other algorithm,
+// and naive is exactly the sum of the aligned sizes (no reuse).
+DEVPLAN_PROP(Planner, BestNoLargerThanGreedyNoLargerThanNaive, ()) {
+  const PlannerCase c = *gen_planner_case();
+  const Graph graph = generate_graph(c.graph);
+  std::map<PlannerAlgorithm, MethodMemoryPlan> plans;
+  for (PlannerAlgorithm algorithm : all_planner_algorithms()) plans.emplace(algorithm, plan_or_fail(graph, c, algorithm));
+  const MethodMemoryPlan& naive = plans.at(PlannerAlgorithm::Naive);
+  const MethodMemoryPlan& greedy = plans.at(PlannerAlgorithm::Greedy);
+  const MethodMemoryPlan& best = plans.at(PlannerAlgorithm::Best);
+  for (const auto& [algorithm, plan] : plans) RC_ASSERT(plan.buffers.size() == naive.buffers.size());
+  for (size_t b = 0; b < naive.buffers.size(); ++b) {
+    RC_ASSERT(best.buffers[b].device == naive.buffers[b].device);
+    RC_ASSERT(best.buffers[b].size <= greedy.buffers[b].size);
+    RC_ASSERT(greedy.buffers[b].size <= naive.buffers[b].size);
+    for (const auto& [algorithm, plan] : plans) RC_ASSERT(best.buffers[b].size <= plan.buffers[b].size);
+    uint64_t sum = 0;
+    for (const PlannedTensor& t : naive.tensors) {
+      if (t.planned && t.buffer_index == b) sum += aligned(t.nbytes, naive.alignment);
+    }
+    RC_ASSERT(naive.buffers[b].size == sum);
+  }
+  RC_ASSERT(best.total_bytes() <= greedy.total_bytes());
+  RC_ASSERT(greedy.total_bytes() <= naive.total_bytes());
+}
+
+// The same graph planned twice, or generated again from the same options and planned, gives
+// identical bytes.
+DEVPLAN_PROP(Planner, SameGraphTwiceGivesIdenticalBytes, ()) {
+  const PlannerCase c = *gen_planner_case();
+  const PlannerAlgorithm algorithm = *rc::gen::elementOf(all_planner_algorithms());
+  const Graph graph = generate_graph(c.graph);
+  const std::string first = plan_bytes(plan_or_fail(graph, c, algorithm));
+  RC_ASSERT(plan_bytes(plan_or_fail(graph, c, algorithm)) == first);
+  RC_ASSERT(plan_bytes(plan_or_fail(generate_graph(c.graph), c, algorithm)) == first);
+}
+
+rc::Gen<PlanItem> gen_item() {
+  return rc::gen::mapcat(rc::gen::inRange<int32_t>(-1, 24), [](int32_t first) {
+    return rc::gen::map(rc::gen::pair(rc::gen::weightedOneOf<uint64_t>({{6, rc::gen::inRange<uint64_t>(1, 4097)},
+                                                                        {1, rc::gen::just<uint64_t>(0)}}),
+                                      rc::gen::inRange<int32_t>(0, 12)),
+                        [first](const std::pair<uint64_t, int32_t>& p) {
+                          return PlanItem{p.first, first, first < 0 ? -1 : first + p.second};
+                        });
+  });
+}
+
+// The offset planners on arbitrary items: every plan passes verify_offsets, is at least the
+// lower bound, and best <= greedy <= naive.
+DEVPLAN_PROP(OffsetPlanner, ArbitraryItemsGetValidCompactPlans, ()) {
+  const std::vector<PlanItem> items = *rc::gen::container<std::vector<PlanItem>>(gen_item());
+  OffsetPlannerOptions options;
+  options.alignment = *rc::gen::element<uint64_t>(16, 1, 8, 256);
+  const uint64_t bound = live_bytes_lower_bound(items, options.alignment);
+  std::map<PlannerAlgorithm, uint64_t> sizes;
+  for (PlannerAlgorithm algorithm : all_planner_algorithms()) {
+    Result<OffsetPlan> plan = plan_offsets(items, algorithm, options);
+    RC_ASSERT(plan.ok());
+    RC_ASSERT(plan->offsets.size() == items.size());
+    const std::vector<PlanViolation> violations = verify_offsets(items, plan->offsets, plan->size, options.alignment);
+    if (!violations.empty()) RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + violations[0].message);
+    RC_ASSERT(plan->size >= bound);
+    sizes[algorithm] = plan->size;
+  }
+  RC_ASSERT(sizes[PlannerAlgorithm::Best] <= sizes[PlannerAlgorithm::Greedy]);
+  RC_ASSERT(sizes[PlannerAlgorithm::Greedy] <= sizes[PlannerAlgorithm::Naive]);
+  for (const auto& [algorithm, size] : sizes) RC_ASSERT(sizes[PlannerAlgorithm::Best] <= size);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace devplan
