@@ -1,13 +1,13 @@
 // CountingDeviceAllocator, the GPU tests' forwarding adaptor, checked over a simulated upstream
 // (TrackingDeviceAllocator), so these tests need no GPU and run everywhere.
+#include "counting_device_allocator.h"
+
 #include <gtest/gtest.h>
 #include <mocks/tracking_device_allocator.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include "counting_device_allocator.h"
 
 namespace devplan::cuda_testing {
 namespace {

@@ -3,8 +3,8 @@
 // (fault injected through CountingDeviceAllocator for every k). "Comes back" means both: the
 // adaptor counts no live allocation, and cudaMemGetInfo's free memory of every device returns
 // to its value before the load (within kFreeMemoryTolerance, after a warm-up round).
-#include <gtest/gtest.h>
 #include <fixtures/generator/fixture_programs.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -38,7 +38,9 @@ class CudaModuleCleanupTest : public ModuleGpuTest {
         {"two_methods", make_two_methods_program(), {"cpu_forward", "device_forward"}, 1},
         {"device_only", make_device_only_program(), {"forward"}, 1},
         {"zero_size_device_buffer", make_zero_size_device_buffer_program(), {"forward"}, 1},
-        {"spread_buffers", make_spread_buffers_program(device_count()), {"forward"},
+        {"spread_buffers",
+         make_spread_buffers_program(device_count()),
+         {"forward"},
          device_count() >= 2 ? 4u : 2u},
     };
     if (device_count() >= 2) {

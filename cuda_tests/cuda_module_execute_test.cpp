@@ -3,8 +3,8 @@
 // CudaAddBackend's kernel) and give, byte for byte, the outputs the same program gives on the
 // simulated device (TrackingDeviceAllocator + SimulatedDeviceBackend), which are also checked
 // against the sums computed here. Afterwards nothing is left allocated.
-#include <gtest/gtest.h>
 #include <fixtures/generator/fixture_programs.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>

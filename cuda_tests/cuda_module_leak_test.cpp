@@ -1,8 +1,8 @@
 // Module on real GPUs, leak regression: a thousand load/unload cycles of device_add_cuda0 leave
 // device memory where it was (cudaMemGetInfo within kFreeMemoryTolerance) and no allocation
 // live, with exactly one cudaMalloc'd buffer per cycle.
-#include <gtest/gtest.h>
 #include <fixtures/generator/fixture_programs.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>

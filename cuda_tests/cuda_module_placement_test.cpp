@@ -2,8 +2,8 @@
 // is where the program places it. A device buffer is device memory of the planned CUDA device
 // (cudaPointerGetAttributes, first and last byte); a CPU buffer is host memory; a zero-size
 // buffer is no memory at all. Loading leaves the caller's current device as it was.
-#include <gtest/gtest.h>
 #include <fixtures/generator/fixture_programs.h>
+#include <gtest/gtest.h>
 #include <runtime_ext/cuda/cuda_registration.h>
 
 #include <string>
@@ -73,7 +73,8 @@ class CudaModulePlacementTest : public ModuleGpuTest {
 
 TEST_F(CudaModulePlacementTest, DeviceAddCuda0BuffersLandWherePlanned) {
   Module module(make_device_add_cuda0_program(), options());
-  ASSERT_NO_FATAL_FAILURE(load_and_expect(module, "forward", {{32, Device::cpu()}, {48, Device::cuda(0)}}));
+  ASSERT_NO_FATAL_FAILURE(
+      load_and_expect(module, "forward", {{32, Device::cpu()}, {48, Device::cuda(0)}}));
   EXPECT_EQ(counting_.allocate_calls(), 1u);
   EXPECT_EQ(counting_.live_allocations_on(0), 1u);
   EXPECT_EQ(counting_.live_bytes(), 48u);
@@ -99,8 +100,8 @@ TEST_F(CudaModulePlacementTest, MultiDeviceBuffersLandOnCuda0AndCuda1) {
                     "(MultiDeviceWithOneGpuFailsCleanlyNamingCuda1 covers that case)";
   }
   Module module(make_multi_device_program(), options());
-  ASSERT_NO_FATAL_FAILURE(load_and_expect(module, "forward",
-                                          {{32, Device::cpu()}, {48, Device::cuda(0)}, {48, Device::cuda(1)}}));
+  ASSERT_NO_FATAL_FAILURE(load_and_expect(
+      module, "forward", {{32, Device::cpu()}, {48, Device::cuda(0)}, {48, Device::cuda(1)}}));
   EXPECT_EQ(counting_.allocate_calls(), 2u);
   EXPECT_EQ(counting_.live_allocations_on(0), 1u);
   EXPECT_EQ(counting_.live_allocations_on(1), 1u);
@@ -149,7 +150,8 @@ TEST_F(CudaModulePlacementTest, TwoMethodsEachMethodsBuffersLandWherePlanned) {
   Module module(make_two_methods_program(), options());
   ASSERT_NO_FATAL_FAILURE(load_and_expect(module, "cpu_forward", {{48, Device::cpu()}}));
   EXPECT_EQ(counting_.allocate_calls(), 0u) << "a CPU-only method called the device allocator";
-  ASSERT_NO_FATAL_FAILURE(load_and_expect(module, "device_forward", {{32, Device::cpu()}, {48, Device::cuda(0)}}));
+  ASSERT_NO_FATAL_FAILURE(
+      load_and_expect(module, "device_forward", {{32, Device::cpu()}, {48, Device::cuda(0)}}));
   EXPECT_EQ(counting_.allocate_calls(), 1u);
   // Each method has buffers of its own.
   EXPECT_NE((*module.planned_memory("cpu_forward"))->buffer(0).data(),
@@ -177,8 +179,8 @@ TEST_F(CudaModulePlacementTest, DeviceOnlyBufferLandsOnCuda0) {
 TEST_F(CudaModulePlacementTest, ZeroSizeCuda1BufferAllocatesNothing) {
   // The zero-size cuda:1 buffer makes no allocator call, so it loads also with one GPU.
   Module module(make_zero_size_device_buffer_program(), options());
-  ASSERT_NO_FATAL_FAILURE(load_and_expect(module, "forward",
-                                          {{32, Device::cpu()}, {48, Device::cuda(0)}, {0, Device::cuda(1)}}));
+  ASSERT_NO_FATAL_FAILURE(load_and_expect(
+      module, "forward", {{32, Device::cpu()}, {48, Device::cuda(0)}, {0, Device::cuda(1)}}));
   EXPECT_EQ(counting_.allocate_calls(), 1u);
   EXPECT_EQ(counting_.live_allocations_on(0), 1u);
   EXPECT_EQ(counting_.live_allocations_on(1), 0u);
@@ -198,7 +200,8 @@ TEST_F(CudaModulePlacementTest, ProductionRegistrationsPlaceBuffersToo) {
   const size_t errors_before = process_cuda_allocator().deallocation_errors();
   {
     Module module(make_device_add_cuda0_program(), module_options);
-    ASSERT_NO_FATAL_FAILURE(load_and_expect(module, "forward", {{32, Device::cpu()}, {48, Device::cuda(0)}}));
+    ASSERT_NO_FATAL_FAILURE(
+        load_and_expect(module, "forward", {{32, Device::cpu()}, {48, Device::cuda(0)}}));
   }
   EXPECT_EQ(process_cuda_allocator().deallocation_errors(), errors_before)
       << process_cuda_allocator().last_deallocation_error();

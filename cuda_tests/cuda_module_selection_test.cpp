@@ -2,8 +2,8 @@
 // machine does not have (cuda:<device count> and beyond) fails load_method with an error naming
 // the device, allocates nothing that outlives the failure, and leaves the caller's current
 // device as it was; nothing is silently placed on the current device instead.
-#include <gtest/gtest.h>
 #include <fixtures/generator/fixture_programs.h>
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
@@ -31,9 +31,9 @@ std::vector<uint8_t> make_device_add_program_on(Device device) {
   const int32_t h2d = m.add_operator("et_copy::_h2d_copy", "out");
   const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
   const std::string target = device.to_string();
-  const int32_t add = m.add_delegate(kDeviceAddBackendId, {'a', 'd', 'd'},
-                                     {{kTargetDeviceSpecKey,
-                                       std::vector<uint8_t>(target.begin(), target.end())}});
+  const int32_t add =
+      m.add_delegate(kDeviceAddBackendId, {'a', 'd', 'd'},
+                     {{kTargetDeviceSpecKey, std::vector<uint8_t>(target.begin(), target.end())}});
   m.add_chain();
   m.add_kernel_call(h2d, {a, a_dev, a_dev});
   m.add_kernel_call(h2d, {b, b_dev, b_dev});
@@ -67,11 +67,11 @@ class CudaModuleSelectionTest : public ModuleGpuTest {
 
   // CudaAllocator's reason for an absent device, as the allocator words it.
   std::string invalid_device(DeviceIndex index) const {
-    const std::string visible =
-        device_count() == 1
-            ? std::string("1 CUDA device is visible (cuda:0)")
-            : std::to_string(device_count()) + " CUDA devices are visible (cuda:0 to cuda:" +
-                  std::to_string(device_count() - 1) + ")";
+    const std::string visible = device_count() == 1
+                                    ? std::string("1 CUDA device is visible (cuda:0)")
+                                    : std::to_string(device_count()) +
+                                          " CUDA devices are visible (cuda:0 to cuda:" +
+                                          std::to_string(device_count() - 1) + ")";
     return "CudaAllocator::allocate: invalid device " + Device::cuda(index).to_string() + ": " +
            visible;
   }
@@ -143,8 +143,7 @@ TEST_F(CudaModuleSelectionTest, EveryPresentDeviceIsSelectedAsPlanned) {
   ScopedCurrentDevice scoped(home);
   for (int d = 0; d < device_count(); ++d) {
     SCOPED_TRACE("cuda:" + std::to_string(d));
-    Module module(make_device_add_program_on(Device::cuda(static_cast<DeviceIndex>(d))),
-                  options());
+    Module module(make_device_add_program_on(Device::cuda(static_cast<DeviceIndex>(d))), options());
     Result<std::vector<EValue>> out =
         module.execute("forward", {host_float_2x2(a), host_float_2x2(b)});
     ASSERT_TRUE(out.ok()) << out.error();

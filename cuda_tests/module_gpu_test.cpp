@@ -98,15 +98,15 @@ std::string describe_pointer(const void* ptr) {
 
 ScopedCurrentDevice::ScopedCurrentDevice(int device) : previous_(current_device()) {
   const cudaError_t status = cudaSetDevice(device);
-  EXPECT_EQ(status, cudaSuccess) << "cudaSetDevice(" << device << "): "
-                                 << cudaGetErrorString(status);
+  EXPECT_EQ(status, cudaSuccess) << "cudaSetDevice(" << device
+                                 << "): " << cudaGetErrorString(status);
 }
 
 ScopedCurrentDevice::~ScopedCurrentDevice() {
   if (previous_ < 0) return;
   const cudaError_t status = cudaSetDevice(previous_);
-  EXPECT_EQ(status, cudaSuccess) << "cudaSetDevice(" << previous_ << "): "
-                                 << cudaGetErrorString(status);
+  EXPECT_EQ(status, cudaSuccess) << "cudaSetDevice(" << previous_
+                                 << "): " << cudaGetErrorString(status);
 }
 
 void ModuleGpuTest::SetUp() {

@@ -27,6 +27,8 @@ const Command kCommands[] = {
      "find planned tensors that share bytes while both are live"},
     {"plot", &devplan::harness::plot_command,
      "draw the memory plan: one rectangle per planned tensor, lifetime by bytes"},
+    {"fuzz", &devplan::harness::fuzz_command,
+     "randomized campaign: generated programs, device mappings, faults, lifecycles"},
 };
 
 void print_help(std::ostream& out) {

@@ -126,7 +126,6 @@ std::string plan_bytes(const MethodMemoryPlan& plan) {
   return os.str();
 }
 
-bool is_copy(const Node& n) { return n.kind == NodeKind::Kernel && (n.op == kH2dCopyOp || n.op == kD2hCopyOp); }
 
 // Every plan, whatever the algorithm, passes the independent plan verifier.
 DEVPLAN_PROP(Planner, EveryPlanPassesTheVerifier, ()) {

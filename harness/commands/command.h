@@ -18,6 +18,7 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err);
 int run_command(const Args& args, std::ostream& out, std::ostream& err);
 int check_command(const Args& args, std::ostream& out, std::ostream& err);
 int plot_command(const Args& args, std::ostream& out, std::ostream& err);
+int fuzz_command(const Args& args, std::ostream& out, std::ostream& err);
 
 struct MethodCheck;
 // Checks every method of the program in `file` (see plan_check.h).

@@ -13,6 +13,11 @@ Module::Module(std::string file_path, ModuleOptions options)
 Module::Module(std::vector<uint8_t> program_bytes, ModuleOptions options)
     : program_bytes_(std::move(program_bytes)), options_(options) {}
 
+Module::Module(std::shared_ptr<const Program> program, ModuleOptions options)
+    : options_(options), program_(std::move(program)) {
+  if (!program_) load_error_ = Error(ErrorCode::InvalidArgument, "Module given a null program");
+}
+
 Module::~Module() {
   // Methods go first, while the program they borrow from is still alive.
   methods_.clear();
@@ -37,8 +42,7 @@ Error Module::load() {
     load_error_ = program.error();
     return *load_error_;
   }
-  program_.reset(new (std::nothrow) Program(std::move(program).value()));
-  if (!program_) return Error(ErrorCode::MemoryAllocationFailed, "no memory for the program");
+  program_ = std::make_shared<const Program>(std::move(program).value());
   program_bytes_.clear();
   program_bytes_.shrink_to_fit();
   return Error::success();

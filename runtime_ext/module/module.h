@@ -46,6 +46,8 @@ class Module {
  public:
   explicit Module(std::string file_path, ModuleOptions options = ModuleOptions());
   explicit Module(std::vector<uint8_t> program_bytes, ModuleOptions options = ModuleOptions());
+  // A Module over an already loaded program, which several Modules may share (it is immutable).
+  explicit Module(std::shared_ptr<const Program> program, ModuleOptions options = ModuleOptions());
   ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -93,7 +95,7 @@ class Module {
   std::string file_path_;
   std::vector<uint8_t> program_bytes_;
   ModuleOptions options_;
-  std::unique_ptr<Program> program_;
+  std::shared_ptr<const Program> program_;
   std::optional<Error> load_error_;
   std::map<std::string, LoadedMethod> methods_;
   // share_memory_arenas: host buffers sized for the largest CPU-only method, made on first use.

@@ -44,7 +44,6 @@ Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
   for (size_t i = 0; i < plan.buffer_sizes.size(); ++i) {
     const uint64_t size = plan.buffer_sizes[i];
     const Device device = plan.buffer_devices[i];
-    const std::string owner = plan.name + "/buffer " + std::to_string(i);
     auto fail = [&](const Error& e) {
       return e.with_context("method '" + plan.name + "': buffer " + std::to_string(i) + " (" +
                             std::to_string(size) + " bytes on " + device.to_string() + ")");
@@ -75,7 +74,7 @@ Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
     if (size > SIZE_MAX) {
       return fail(Error(ErrorCode::MemoryAllocationFailed, "size does not fit in memory"));
     }
-    ScopedAllocationOwner scoped_owner(owner);
+    ScopedAllocationOwner scoped_owner(plan.name + "/buffer " + std::to_string(i));
     Result<DeviceMemoryBuffer> buffer = DeviceMemoryBuffer::create(
         static_cast<size_t>(size), device.type, device.index, kDefaultAlignment,
         *options.allocators);

@@ -1,0 +1,42 @@
+// One case of a `devplan fuzz` campaign: a generated program run through every invariant the
+// property tests check, without RapidCheck, fast enough for thousands of cases per second.
+//
+//   std::optional<FuzzFinding> f = run_fuzz_case(scenario, case_seed, options);
+//   if (f) std::cerr << f->check << ": " << f->message;
+//
+// The invariants, in order:
+//   round-trip   the program reads back with the scenario's buffer sizes and devices;
+//   placement    each load makes exactly one device allocation per non-CPU, non-empty buffer,
+//                on its device index, of its size, aligned to 16, owned "<method>/buffer <i>";
+//                every planned tensor lies inside its own buffer;
+//   execute      every loaded method executes on the simulated devices;
+//   cleanup      after unloading (in a random order) and destroying the Module, no allocation
+//                is live and no misuse was recorded (leaks are named with their owners);
+//   fault        failing a random k-th allocation makes a load fail with
+//                MemoryAllocationFailed and leaves nothing live; the next load succeeds;
+//   corruption   a random corruption of the program is rejected with InvalidProgram.
+// The random choices (load and unload order, k, the corruption) come from `case_seed`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <harness/scenario/program_scenario.h>
+#include <runtime_ext/module/planned_memory.h>
+
+namespace devplan::harness {
+
+struct FuzzCaseOptions {
+  UnloadBug unload_bug = UnloadBug::None;  // --inject-bug: the hunter's self-test
+};
+
+struct FuzzFinding {
+  std::string check;    // "round-trip", "placement", "execute", "cleanup", "fault", "corruption"
+  std::string message;  // what went wrong, naming method, buffer, allocation and owner
+};
+
+std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64_t case_seed,
+                                         const FuzzCaseOptions& options);
+
+}  // namespace devplan::harness

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <harness/fuzz/fuzz_campaign.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "commands_test_support.h"
+
+namespace devplan::harness {
+namespace {
+
+using testing::run;
+
+TEST(FuzzCommandTest, CleanCampaignJsonSummary) {
+  testing::CommandResult r = run(&fuzz_command, {"--cases", "60", "--seed", "5", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind(R"({"seed":5,"shard":"0/1","cases":60,"failures":0,"seconds":)", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(R"("cases_per_second":)"), std::string::npos);
+}
+
+TEST(FuzzCommandTest, ShardsSplitTheCampaignDeterministically) {
+  // Case seeds depend only on (seed, case index): shards never overlap and cover everything.
+  std::set<uint64_t> all, shard0, shard1;
+  for (uint64_t k = 0; k < 40; ++k) all.insert(case_seed(9, k));
+  for (uint64_t k = 0; k < 40; k += 2) shard0.insert(case_seed(9, k));
+  for (uint64_t k = 1; k < 40; k += 2) shard1.insert(case_seed(9, k));
+  EXPECT_EQ(all.size(), 40u);
+  EXPECT_EQ(shard0.size() + shard1.size(), 40u);
+  EXPECT_EQ(case_seed(9, 7), case_seed(9, 7));
+  EXPECT_NE(case_seed(9, 7), case_seed(10, 7));
+  testing::CommandResult r = run(&fuzz_command, {"--cases", "10", "--shard", "1/3", "--json"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find(R"("shard":"1/3","cases":10,)"), std::string::npos) << r.out;
+}
+
+TEST(FuzzCommandTest, InjectedLeakIsFoundMinimisedWrittenAndReplayable) {
+  char dir_template[] = "/tmp/devplan_fuzz_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  testing::CommandResult r =
+      run(&fuzz_command, {"--cases", "50", "--seed", "3", "--inject-bug", "skip-free", "--out", dir});
+  ASSERT_EQ(r.exit_code, 3) << r.out;
+  // The first case with a device buffer fails; its minimised program is one device buffer.
+  EXPECT_NE(r.out.find("(cleanup): leaked: #1 cuda:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" owner forward/buffer 0"), std::string::npos) << r.out;
+  const size_t replay_at = r.out.find("replay: devplan fuzz --seed 3 --case ");
+  ASSERT_NE(replay_at, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" --inject-bug skip-free\n", replay_at), std::string::npos);
+  const size_t written_at = r.out.find("written to " + dir + "/devplan-fuzz-seed3-case");
+  ASSERT_NE(written_at, std::string::npos) << r.out;
+  const std::string path =
+      r.out.substr(written_at + 11, r.out.find('\n', written_at) - written_at - 11);
+
+  // The replay command reproduces the same failure...
+  const std::string case_text = r.out.substr(replay_at + 37, r.out.find(' ', replay_at + 37) - replay_at - 37);
+  testing::CommandResult again = run(&fuzz_command, {"--seed", "3", "--case", case_text,
+                                                     "--inject-bug", "skip-free", "--out", dir});
+  EXPECT_EQ(again.exit_code, 3);
+  EXPECT_EQ(again.out.substr(again.out.find("FAILURE")), r.out.substr(r.out.find("FAILURE")));
+  // ...and the written program shows the leak in `devplan simulate`.
+  testing::CommandResult sim = run(&simulate_command, {path, "--inject-bug", "skip-free"});
+  EXPECT_EQ(sim.exit_code, 3) << sim.out;
+  EXPECT_EQ(run(&simulate_command, {path}).exit_code, 0);
+  std::remove(path.c_str());
+}
+
+TEST(FuzzCommandTest, InjectedDoubleFreeIsFound) {
+  testing::CommandResult r = run(&fuzz_command, {"--cases", "50", "--inject-bug", "double-free",
+                                                 "--out", "/tmp", "--json"});
+  ASSERT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.out.find(R"("failures":1)"), std::string::npos);
+  EXPECT_NE(r.out.find(R"("check":"cleanup","message":"misuse: double free of #1 cuda:)"),
+            std::string::npos) << r.out;
+}
+
+TEST(FuzzCommandTest, UsageErrors) {
+  EXPECT_EQ(run(&fuzz_command, {"--cases", "0"}).exit_code, 2);
+  EXPECT_EQ(run(&fuzz_command, {"--shard", "2/2"}).exit_code, 2);
+  EXPECT_EQ(run(&fuzz_command, {"--shard", "1"}).exit_code, 2);
+  EXPECT_EQ(run(&fuzz_command, {"--devices", "cuda:0,CUDA:1"}).exit_code, 2);
+  EXPECT_EQ(run(&fuzz_command, {"--seconds", "-1"}).exit_code, 2);
+  EXPECT_EQ(run(&fuzz_command, {"file.pte"}).exit_code, 2);
+}
+
+TEST(FuzzCommandTest, DevicesRestrictTheMapping) {
+  CampaignOptions o;
+  o.max_cases = 30;
+  o.scenario.devices = {Device::cuda(5)};
+  o.checks.unload_bug = UnloadBug::SkipFree;
+  CampaignResult r = run_campaign(o, {});
+  ASSERT_TRUE(r.failure.has_value());
+  EXPECT_NE(r.failure->finding.message.find("cuda:5"), std::string::npos) << r.failure->finding.message;
+}
+
+}  // namespace
+}  // namespace devplan::harness
