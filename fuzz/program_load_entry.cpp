@@ -238,8 +238,8 @@ ProgramLoadOutcome run_program_load(Span<const uint8_t> bytes, const ProgramLoad
 
   TrackingDeviceAllocator cuda(DeviceType::CUDA);
   cuda.set_max_allocation_bytes(kMaxDeviceAllocationBytes);
-  for (DeviceIndex i = 0; i < TrackingDeviceAllocator::kNumSimulatedIndices; ++i) {
-    (void)cuda.set_capacity(i, kDeviceCapacityBytes);
+  for (int i = 0; i < TrackingDeviceAllocator::kNumSimulatedIndices; ++i) {
+    (void)cuda.set_capacity(static_cast<DeviceIndex>(i), kDeviceCapacityBytes);
   }
   {
     ScopedDeviceAllocator scoped_cuda(&cuda);

@@ -29,6 +29,8 @@ const Command kCommands[] = {
      "draw the memory plan: one rectangle per planned tensor, lifetime by bytes"},
     {"fuzz", &devplan::harness::fuzz_command,
      "randomized campaign: generated programs, device mappings, faults, lifecycles"},
+    {"report", &devplan::harness::report_command,
+     "the main job: inspect, check, simulate and run programs, pictures, fuzz, summary"},
 };
 
 void print_help(std::ostream& out) {

@@ -25,11 +25,15 @@ struct PlannerCase {
   bool skip_h2d_for_method_inputs = false;
   bool skip_d2h_for_method_outputs = false;
   uint64_t alignment = kDefaultAlignment;
+  // The local search's budget. Small: the properties hold for any budget, and the default one
+  // (thousands of iterations on small partitions) would make a case cost seconds.
+  int64_t search_iterations = 0;
 
   PlanOptions plan_options(PlannerAlgorithm algorithm) const {
     PlanOptions o;
     o.algorithm = algorithm;
     o.alignment = alignment;
+    o.search_iterations = search_iterations;
     o.propagation.skip_h2d_for_method_inputs = skip_h2d_for_method_inputs;
     o.propagation.skip_d2h_for_method_outputs = skip_d2h_for_method_outputs;
     return o;
@@ -40,6 +44,7 @@ void showValue(const PlannerCase& c, std::ostream& os) {
   os << "graph " << graph_family_name(c.graph.family) << ", " << c.graph.num_tensors
      << " tensors, seed " << c.graph.seed << ", " << c.graph.num_devices
      << " devices, delegate fraction " << c.graph.delegate_fraction << "; alignment " << c.alignment
+     << ", " << c.search_iterations << " search iterations"
      << (c.skip_h2d_for_method_inputs ? ", skip_h2d_for_method_inputs" : "")
      << (c.skip_d2h_for_method_outputs ? ", skip_d2h_for_method_outputs" : "");
 }
@@ -56,13 +61,14 @@ rc::Gen<PlannerCase> gen_planner_case() {
       rc::gen::set(&PlannerCase::graph,
                    rc::gen::build<GraphGenOptions>(
                        rc::gen::set(&GraphGenOptions::family, rc::gen::elementOf(all_graph_families())),
-                       rc::gen::set(&GraphGenOptions::num_tensors, rc::gen::inRange<size_t>(2, 121)),
+                       rc::gen::set(&GraphGenOptions::num_tensors, rc::gen::inRange<size_t>(2, 201)),
                        rc::gen::set(&GraphGenOptions::seed, rc::gen::inRange<uint64_t>(0, 1u << 30)),
                        rc::gen::set(&GraphGenOptions::num_devices, rc::gen::inRange(0, 5)),
                        rc::gen::set(&GraphGenOptions::delegate_fraction, rc::gen::element(0.3, 0.1, 0.6, 1.0)))),
       rc::gen::set(&PlannerCase::skip_h2d_for_method_inputs, rc::gen::arbitrary<bool>()),
       rc::gen::set(&PlannerCase::skip_d2h_for_method_outputs, rc::gen::arbitrary<bool>()),
-      rc::gen::set(&PlannerCase::alignment, rc::gen::element<uint64_t>(16, 1, 8, 64, 256)));
+      rc::gen::set(&PlannerCase::alignment, rc::gen::element<uint64_t>(16, 1, 8, 64, 256)),
+      rc::gen::set(&PlannerCase::search_iterations, rc::gen::inRange<int64_t>(0, 257)));
 }
 
 MethodMemoryPlan plan_or_fail(const Graph& graph, const PlannerCase& c, PlannerAlgorithm algorithm) {
@@ -251,6 +257,7 @@ DEVPLAN_PROP(OffsetPlanner, ArbitraryItemsGetValidCompactPlans, ()) {
   const std::vector<PlanItem> items = *rc::gen::container<std::vector<PlanItem>>(gen_item());
   OffsetPlannerOptions options;
   options.alignment = *rc::gen::element<uint64_t>(16, 1, 8, 256);
+  options.search_iterations = *rc::gen::inRange<int64_t>(0, 257);
   const uint64_t bound = live_bytes_lower_bound(items, options.alignment);
   std::map<PlannerAlgorithm, uint64_t> sizes;
   for (PlannerAlgorithm algorithm : all_planner_algorithms()) {

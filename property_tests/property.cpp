@@ -25,7 +25,14 @@ std::string replay_command(const std::string& rc_params, const std::string& suit
 std::string reproduce_params(const std::string& id, const rc::detail::FailureResult& failure) {
   rc::detail::Configuration config;
   config.reproduce[id] = failure.reproduce;
-  return rc::detail::configToMinimalString(config);
+  // The minimal string may also carry settings that differ from RapidCheck's defaults (such as
+  // "seed=0"); the reproduce entry alone replays the case.
+  std::istringstream words(rc::detail::configToMinimalString(config));
+  std::string word;
+  while (words >> word) {
+    if (word.rfind("reproduce=", 0) == 0) return word;
+  }
+  return "";
 }
 
 void report_property_result(const rc::detail::TestResult& result) {

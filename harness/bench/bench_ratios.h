@@ -13,8 +13,8 @@
 //
 //   ratio: load_method device/cpu buffers:16/tensors:1000 = 1.07 (goal <= 1.20: ok)
 //
-// The value is numerator real time / denominator real time per iteration (the median when
-// --benchmark_repetitions gives one). The name shown is the numerator's with the distinguishing
+// The value is numerator time / denominator time per iteration: CPU time, or wall-clock time for
+// benchmarks registered with UseRealTime(); the median when --benchmark_repetitions gives one. The name shown is the numerator's with the distinguishing
 // component and any "/real_time" / "/process_time" removed. scripts/bench.sh collects
 // every line that starts with "ratio: ". The table goes to stdout as with the default console
 // reporter; --benchmark_out=FILE --benchmark_out_format=json still writes the JSON file
@@ -35,10 +35,18 @@ namespace bench {
 
 // One kind of ratio: benchmarks named with `numerator` over those named with `denominator`.
 struct RatioSpec {
+  RatioSpec(std::string label_in, std::string numerator_in, std::string denominator_in,
+            double goal_in = 0, std::string prefix_in = "")
+      : label(std::move(label_in)),
+        numerator(std::move(numerator_in)),
+        denominator(std::move(denominator_in)),
+        goal(goal_in),
+        prefix(std::move(prefix_in)) {}
+
   std::string label;        // "load_method device/cpu"
   std::string numerator;    // a name component, e.g. "/device/"
   std::string denominator;  // what replaces it in the partner's name, e.g. "/cpu/"
-  double goal = 0;          // the largest acceptable ratio; 0: no goal printed
+  double goal;              // the largest acceptable ratio; 0: no goal printed
   std::string prefix;       // only benchmarks whose name starts with this ("" = all)
 };
 
@@ -54,10 +62,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
       const std::string name = run.run_name.str();
       if (run.run_type == Run::RT_Aggregate) {
         if (run.aggregate_name != "median") continue;
-        medians_[name] = run.GetAdjustedRealTime();
+        medians_[name] = time_of(run);
         continue;
       }
-      if (medians_.count(name) == 0) times_.emplace_back(name, run.GetAdjustedRealTime());
+      if (medians_.count(name) == 0) times_.emplace_back(name, time_of(run));
     }
     benchmark::ConsoleReporter::ReportRuns(runs);
   }
@@ -119,6 +127,12 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
 
  private:
+  // Wall-clock time for benchmarks measured that way (UseRealTime, e.g. multi-threaded ones),
+  // else CPU time, which a busy machine disturbs less.
+  static double time_of(const Run& run) {
+    return run.run_name.time_type.empty() ? run.GetAdjustedCPUTime() : run.GetAdjustedRealTime();
+  }
+
   std::vector<RatioSpec> specs_;
   std::vector<std::pair<std::string, double>> times_;  // iteration runs, in order
   std::map<std::string, double> medians_;

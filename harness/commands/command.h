@@ -19,6 +19,7 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err);
 int check_command(const Args& args, std::ostream& out, std::ostream& err);
 int plot_command(const Args& args, std::ostream& out, std::ostream& err);
 int fuzz_command(const Args& args, std::ostream& out, std::ostream& err);
+int report_command(const Args& args, std::ostream& out, std::ostream& err);
 
 struct MethodCheck;
 // Checks every method of the program in `file` (see plan_check.h).
@@ -30,6 +31,13 @@ Result<std::string> plot_program(const std::string& file, const std::vector<std:
 
 // Writes `text` to `path` (replacing it). AccessFailed naming the path on failure.
 Error write_file(const std::string& path, const std::string& text);
+
+struct RunReport;
+// Executes `method` (the first method when empty) of the program in `file` on simulated
+// devices with `inputs` (see `devplan run --input`; missing inputs are ones). `usage_error` is
+// set when the failure is the caller's (an unknown method, bad input text).
+Result<RunReport> run_program(const std::string& file, const std::string& method,
+                              const std::vector<std::string>& inputs, bool* usage_error);
 
 // Reads a whole file. AccessFailed naming the path when it cannot be read.
 Result<std::vector<uint8_t>> read_file(const std::string& path);

@@ -114,6 +114,48 @@ std::string describe_output(const OutputValues& o) {
 
 }  // namespace
 
+Result<RunReport> run_program(const std::string& file, const std::string& method_name,
+                              const std::vector<std::string>& inputs, bool* usage_error) {
+  *usage_error = false;
+  TrackingDeviceAllocator device(DeviceType::CUDA);
+  device.set_max_allocation_bytes(uint64_t{1} << 32);
+  DeviceAllocatorRegistry allocators;
+  DEVPLAN_RETURN_IF_ERROR(allocators.register_allocator(&device));
+  SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
+  BackendRegistry backends;
+  DEVPLAN_RETURN_IF_ERROR(backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend));
+  ModuleOptions options;
+  options.runtime.allocators = &allocators;
+  options.runtime.backends = &backends;
+  options.max_host_buffer_bytes = uint64_t{1} << 32;
+
+  RunReport report;
+  {
+    Module module(file, options);
+    Result<std::vector<std::string>> names = module.method_names();
+    if (!names.ok()) return names.error().with_context(file);
+    if (names->empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");
+    report.method = method_name.empty() ? (*names)[0] : method_name;
+    bool known = false;
+    for (const std::string& n : *names) known |= n == report.method;
+    if (!known) {
+      *usage_error = true;
+      return Error(ErrorCode::NotFound, "the program has no method '" + report.method + "'");
+    }
+    DEVPLAN_RETURN_IF_ERROR(module.load_method(report.method));
+    Method* method = *module.method(report.method);
+    DEVPLAN_RETURN_IF_ERROR(set_inputs(*method, inputs, usage_error));
+    DEVPLAN_RETURN_IF_ERROR(method->execute());
+    for (size_t i = 0; i < method->num_outputs(); ++i) {
+      DEVPLAN_ASSIGN_OR_RETURN(OutputValues o, read_output(*method, i));
+      report.outputs.push_back(std::move(o));
+    }
+  }  // unload and destroy: every device allocation must be freed now
+  report.leak_lines = device.leak_report_lines();
+  report.misuse_lines = device.misuse_report_lines();
+  return report;
+}
+
 int run_command(const Args& args, std::ostream& out, std::ostream& err) {
   Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
   if (!parsed.ok() || parsed->positionals.size() != 1) {
@@ -121,70 +163,30 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
         << "\n" << kUsage << "\n";
     return cli::kExitUsage;
   }
-  const std::string& file = parsed->positionals[0];
   const bool json = parsed->has("json");
-  auto fail = [&](const Error& error, int code) {
-    if (code == cli::kExitUsage) {
-      err << "devplan run: " << error.message() << "\n" << kUsage << "\n";
-    } else if (json) {
-      out << error_json(error) << "\n";
+  bool usage_error = false;
+  Result<RunReport> report =
+      run_program(parsed->positionals[0], parsed->value("method"), parsed->values("input"), &usage_error);
+  if (!report.ok()) {
+    if (usage_error) {
+      err << "devplan run: " << report.error().message() << "\n" << kUsage << "\n";
+      return cli::kExitUsage;
+    }
+    if (json) {
+      out << error_json(report.error()) << "\n";
     } else {
-      err << "devplan run: " << error.to_string() << "\n";
+      err << "devplan run: " << report.error().to_string() << "\n";
     }
-    return code;
-  };
-
-  TrackingDeviceAllocator device(DeviceType::CUDA);
-  device.set_max_allocation_bytes(uint64_t{1} << 32);
-  DeviceAllocatorRegistry allocators;
-  (void)allocators.register_allocator(&device);
-  SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
-  BackendRegistry backends;
-  (void)backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend);
-  ModuleOptions options;
-  options.runtime.allocators = &allocators;
-  options.runtime.backends = &backends;
-  options.max_host_buffer_bytes = uint64_t{1} << 32;
-
-  std::string method_name;
-  RunReport report;
-  {
-    Module module(file, options);
-    Result<std::vector<std::string>> names = module.method_names();
-    if (!names.ok()) return fail(names.error().with_context(file), cli::kExitError);
-    if (names->empty()) return fail(Error(ErrorCode::NotFound, file + ": the program has no methods"), cli::kExitError);
-    method_name = parsed->value("method", (*names)[0]);
-    bool known = false;
-    for (const std::string& n : *names) known |= n == method_name;
-    if (!known) {
-      return fail(Error(ErrorCode::NotFound, "the program has no method '" + method_name + "'"),
-                  cli::kExitUsage);
-    }
-    Error e = module.load_method(method_name);
-    if (!e.ok()) return fail(e, cli::kExitError);
-    Method* method = *module.method(method_name);
-    bool usage_error = false;
-    e = set_inputs(*method, parsed->values("input"), &usage_error);
-    if (!e.ok()) return fail(e, usage_error ? cli::kExitUsage : cli::kExitError);
-    e = method->execute();
-    if (!e.ok()) return fail(e, cli::kExitError);
-    report.method = method_name;
-    for (size_t i = 0; i < method->num_outputs(); ++i) {
-      Result<OutputValues> o = read_output(*method, i);
-      if (!o.ok()) return fail(o.error(), cli::kExitError);
-      report.outputs.push_back(std::move(o).value());
-    }
-  }  // unload and destroy: every device allocation must be freed now
-  report.leak_lines = device.leak_report_lines();
-  report.misuse_lines = device.misuse_report_lines();
-  const bool findings = !report.leak_lines.empty() || !report.misuse_lines.empty();
+    return cli::kExitError;
+  }
+  const bool findings = !report->leak_lines.empty() || !report->misuse_lines.empty();
   if (json) {
-    out << run_json(report) << "\n";
+    out << run_json(*report) << "\n";
   } else {
-    out << "method " << report.method << ": " << report.outputs.size() << " outputs\n";
-    for (const OutputValues& o : report.outputs) out << describe_output(o) << "\n";
-    for (const std::string& line : report.leak_lines) out << "LEAK " << line << "\n";
-    for (const std::string& line : report.misuse_lines) out << "MISUSE " << line << "\n";
+    out << "method " << report->method << ": " << report->outputs.size() << " outputs\n";
+    for (const OutputValues& o : report->outputs) out << describe_output(o) << "\n";
+    for (const std::string& line : report->leak_lines) out << "LEAK " << line << "\n";
+    for (const std::string& line : report->misuse_lines) out << "MISUSE " << line << "\n";
   }
   return findings ? cli::kExitFinding : cli::kExitOk;
 }

@@ -1,0 +1,181 @@
+// devplan report [--out DIR] [--fuzz-cases N] [--seed S] FILE...
+// The harness's main job: inspect, check, simulate and run every program, draw its pictures,
+// run a short fuzz campaign, and print one summary table.
+#include <harness/cli/args.h>
+#include <harness/commands/command.h>
+#include <harness/commands/plan_check.h>
+#include <harness/commands/program_summary.h>
+#include <harness/commands/run_report.h>
+#include <harness/commands/simulation.h>
+#include <harness/fuzz/fuzz_campaign.h>
+#include <harness/report/timeline_svg.h>
+
+#include <cstdio>
+#include <map>
+#include <sys/stat.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: devplan report [--out DIR] [--fuzz-cases N] [--seed S] FILE...\n"
+    "  inspects, checks, simulates and runs each program, writes DIR/<program>.svg (memory\n"
+    "  plan) and DIR/<program>-timeline.svg (device bytes over the allocations), runs a fuzz\n"
+    "  campaign of N cases (default 2000; 0 skips it) and prints a summary table";
+
+struct ProgramRow {
+  std::string name;
+  std::string error;  // a program that does not load
+  size_t methods = 0;
+  std::map<std::string, size_t> buffers_per_device;
+  size_t allocations = 0;
+  size_t leaks = 0;
+  size_t misuse = 0;
+  size_t overlaps = 0;
+  size_t methods_run = 0;
+  std::string run_error;
+};
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.rfind(".pte");
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+ProgramRow report_program(const std::string& file, const std::string& out_dir, std::ostream& err) {
+  ProgramRow row;
+  row.name = base_name(file);
+  Result<std::vector<uint8_t>> bytes = read_file(file);
+  Result<Program> program = bytes.ok() ? Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()))
+                                       : Result<Program>(bytes.error());
+  Result<std::vector<MethodSummary>> summary =
+      program.ok() ? summarize_program(*program) : Result<std::vector<MethodSummary>>(program.error());
+  if (!summary.ok()) {
+    row.error = summary.error().to_string();
+    return row;
+  }
+  row.methods = summary->size();
+  for (const MethodSummary& m : *summary) {
+    for (const BufferSummary& b : m.buffers) ++row.buffers_per_device[b.device.to_string()];
+  }
+  Result<std::vector<MethodCheck>> checks = check_program_file(file);
+  if (checks.ok()) {
+    for (const MethodCheck& c : *checks) row.overlaps += c.overlaps.size();
+  }
+  Result<SimulationResult> sim = simulate_program(*bytes, SimulationOptions());
+  if (sim.ok()) {
+    row.allocations = sim->allocations.size();
+    row.leaks = sim->leaks.size();
+    row.misuse = sim->misuse.size();
+    Error e = write_file(out_dir + "/" + row.name + "-timeline.svg",
+                         timeline_svg(file, sim->events, sim->leaks));
+    if (!e.ok()) err << "devplan report: " << e.to_string() << "\n";
+  }
+  for (const MethodSummary& m : *summary) {
+    bool usage_error = false;
+    Result<RunReport> run = run_program(file, m.name, {}, &usage_error);
+    if (!run.ok()) {
+      if (row.run_error.empty()) row.run_error = run.error().to_string();
+      continue;
+    }
+    ++row.methods_run;
+    row.leaks += run->leak_lines.size();
+    row.misuse += run->misuse_lines.size();
+  }
+  Result<std::string> svg = plot_program(file, {}, false);
+  if (svg.ok()) {
+    Error e = write_file(out_dir + "/" + row.name + ".svg", *svg);
+    if (!e.ok()) err << "devplan report: " << e.to_string() << "\n";
+  }
+  return row;
+}
+
+std::string devices_text(const std::map<std::string, size_t>& per_device) {
+  std::string text;
+  for (const auto& [device, n] : per_device) {
+    text += (text.empty() ? "" : " ") + device + "=" + std::to_string(n);
+  }
+  return text.empty() ? "-" : text;
+}
+
+}  // namespace
+
+int report_command(const Args& args, std::ostream& out, std::ostream& err) {
+  const cli::ArgSpec spec = {{"out", cli::OptionKind::Single},
+                             {"fuzz-cases", cli::OptionKind::Single},
+                             {"seed", cli::OptionKind::Single}};
+  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
+  if (!parsed.ok() || parsed->positionals.empty()) {
+    err << "devplan report: " << (parsed.ok() ? "expected at least one FILE" : parsed.error().message())
+        << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  CampaignOptions fuzz;
+  fuzz.max_cases = 2000;
+  fuzz.scenario.max_buffer_bytes = 64 * 1024;
+  if (parsed->has("fuzz-cases")) {
+    Result<uint64_t> n = cli::parse_uint_option("fuzz-cases", parsed->value("fuzz-cases"));
+    if (!n.ok()) {
+      err << "devplan report: " << n.error().message() << "\n" << kUsage << "\n";
+      return cli::kExitUsage;
+    }
+    fuzz.max_cases = *n;
+  }
+  if (parsed->has("seed")) {
+    Result<uint64_t> seed = cli::parse_uint_option("seed", parsed->value("seed"));
+    if (!seed.ok()) {
+      err << "devplan report: " << seed.error().message() << "\n" << kUsage << "\n";
+      return cli::kExitUsage;
+    }
+    fuzz.seed = *seed;
+  }
+  const std::string out_dir = parsed->value("out", "build/report");
+  ::mkdir(out_dir.c_str(), 0755);
+
+  std::vector<ProgramRow> rows;
+  for (const std::string& file : parsed->positionals) rows.push_back(report_program(file, out_dir, err));
+  CampaignResult campaign;
+  if (fuzz.max_cases > 0) campaign = run_campaign(fuzz, {});
+
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s", "program", "methods",
+                "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run");
+  out << line << "\n";
+  size_t findings = 0, errors = 0, total_allocations = 0;
+  for (const ProgramRow& r : rows) {
+    if (!r.error.empty()) {
+      out << r.name << ": " << r.error << "\n";
+      ++errors;
+      continue;
+    }
+    const std::string run = std::to_string(r.methods_run) + "/" + std::to_string(r.methods);
+    std::snprintf(line, sizeof(line), "%-28s %7zu  %-26s %6zu %5zu %6zu %8zu %4s", r.name.c_str(),
+                  r.methods, devices_text(r.buffers_per_device).c_str(), r.allocations, r.leaks,
+                  r.misuse, r.overlaps, run.c_str());
+    out << line << "\n";
+    if (!r.run_error.empty()) out << "  run: " << r.run_error << "\n";
+    findings += r.leaks + r.misuse + r.overlaps;
+    errors += r.run_error.empty() ? 0 : 1;
+    total_allocations += r.allocations;
+  }
+  out << rows.size() << " programs, " << total_allocations << " device allocations, all freed: "
+      << (findings == 0 ? "yes" : "NO") << "\n";
+  if (fuzz.max_cases > 0) {
+    std::snprintf(line, sizeof(line), "fuzz: %llu cases in %.1f s, %d failures (seed %llu)",
+                  static_cast<unsigned long long>(campaign.cases), campaign.seconds,
+                  campaign.failure ? 1 : 0, static_cast<unsigned long long>(fuzz.seed));
+    out << line << "\n";
+    if (campaign.failure) {
+      out << "  " << campaign.failure->finding.check << ": " << campaign.failure->finding.message
+          << "\n  replay: devplan fuzz --seed " << fuzz.seed << " --case "
+          << campaign.failure->case_index << "\n";
+      ++findings;
+    }
+  }
+  out << "pictures: " << out_dir << "/<program>.svg and " << out_dir << "/<program>-timeline.svg\n";
+  out << "result: " << (findings > 0 ? "FINDINGS" : errors > 0 ? "ERRORS" : "ok") << "\n";
+  return findings > 0 ? cli::kExitFinding : errors > 0 ? cli::kExitError : cli::kExitOk;
+}
+
+}  // namespace devplan::harness
