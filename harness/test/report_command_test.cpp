@@ -18,10 +18,10 @@ TEST(ReportCommandTest, SummaryTablePicturesAndFuzz) {
       run(&report_command, {"--out", dir, "--fuzz-cases", "20", fixture_program("multi_device"),
                             real_program("add.pte")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("multi_device                       1  cpu:0=1 cuda:0=1 cuda:1=1            2 "
+  EXPECT_NE(r.out.find("multi_device                       1  cpu:0=1 cuda:0=1 cuda:1=1       2 "
                        "    0      0        0  1/1\n"),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("add                                1  cpu:0=1                             0 "
+  EXPECT_NE(r.out.find("add                                1  cpu:0=1                         0 "
                        "    0      0        0  1/1\n"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2 programs, 2 device allocations, all freed: yes\n"), std::string::npos);
