@@ -457,11 +457,11 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
         if (hood.size() <= cap || w == 0) break;
       }
     }
-    // Items living far longer than the window stay put (they rarely can move, and placing
-    // them costs in proportion to their lifetime), except the target itself.
+    // Items living far longer than the window stay put, the target too: they rarely can move,
+    // and placing one costs in proportion to its lifetime. The seeds place them.
     const int32_t too_long = std::max(kLongLifetime, 4 * (hi - lo + 1));
     hood.erase(std::remove_if(hood.begin(), hood.end(), [&](int32_t i) {
-                 return i != target && engine.last(i) - engine.first(i) + 1 > too_long;
+                 return engine.last(i) - engine.first(i) + 1 > too_long;
                }),
                hood.end());
     if (hood.size() > cap) {
@@ -513,7 +513,8 @@ Candidate improve(Problem& problem, Candidate cur, int64_t iterations, uint64_t 
     size_t keep = 0;
     const uint64_t r = rng.below(100);
     if (r < 45) {
-      const size_t from = static_cast<size_t>(std::find(hood.begin(), hood.end(), target) - hood.begin());
+      size_t from = static_cast<size_t>(std::find(hood.begin(), hood.end(), target) - hood.begin());
+      if (from == m) from = 1 + rng.below(m - 1);  // the target stays put: move another
       if (from == 0) continue;
       static const int kFront = getenv("DP_FRONT") ? atoi(getenv("DP_FRONT")) : 0;
       static const int kNear = getenv("DP_NEAR") ? atoi(getenv("DP_NEAR")) : 0;
