@@ -1,5 +1,7 @@
 #include <mocks/recording_device_allocator.h>
 
+#include <runtime_ext/core/allocation_owner.h>
+
 namespace devplan {
 
 Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index, size_t alignment) {
@@ -8,6 +10,8 @@ Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex inde
   AllocationEvent e;
   e.device = Device(device_type(), index);
   e.size = nbytes;
+  e.alignment = alignment;
+  e.owner = current_allocation_owner();
   if (result.ok()) {
     e.kind = AllocationEvent::Kind::Allocate;
     e.ptr = *result;
@@ -43,6 +47,43 @@ Error RecordingDeviceAllocator::copy_host_to_device(void* dst, const void* src, 
 Error RecordingDeviceAllocator::copy_device_to_host(void* dst, const void* src, size_t nbytes,
                                                     DeviceIndex index) {
   return upstream_->copy_device_to_host(dst, src, nbytes, index);
+}
+
+std::vector<AllocationRecord> ledger_from_events(const std::vector<AllocationEvent>& events,
+                                                std::vector<AllocationEvent>* unknown_frees) {
+  std::vector<AllocationRecord> ledger;
+  std::unordered_map<const void*, size_t> live;  // pointer -> ledger index
+  uint64_t seq = 0;
+  for (const AllocationEvent& e : events) {
+    switch (e.kind) {
+      case AllocationEvent::Kind::FailedAllocate:
+        ++seq;
+        break;
+      case AllocationEvent::Kind::Allocate: {
+        AllocationRecord r;
+        r.seq = ++seq;
+        r.device = e.device;
+        r.size = e.size;
+        r.alignment = e.alignment;
+        r.owner = e.owner;
+        r.ptr = e.ptr;
+        live[e.ptr] = ledger.size();
+        ledger.push_back(r);
+        break;
+      }
+      case AllocationEvent::Kind::Free: {
+        auto it = live.find(e.ptr);
+        if (it == live.end()) {
+          if (unknown_frees != nullptr) unknown_frees->push_back(e);
+          break;
+        }
+        ledger[it->second].live = false;
+        live.erase(it);
+        break;
+      }
+    }
+  }
+  return ledger;
 }
 
 std::vector<AllocationEvent> RecordingDeviceAllocator::events() const {

@@ -129,28 +129,29 @@ TrackingDeviceAllocator::~TrackingDeviceAllocator() {
 
 Result<void*> TrackingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
                                                 size_t alignment) {
-  const std::string owner = current_allocation_owner();
+  std::string owner = current_allocation_owner();
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = next_seq_++;
   const Device device(type_, index);
-  const std::string what = std::to_string(nbytes) + " bytes on " + device.to_string();
+  // Built only on the failure paths: a successful allocation formats no text.
+  auto what = [&] { return std::to_string(nbytes) + " bytes on " + device.to_string(); };
   auto fail = [&](ErrorCode code, const std::string& message) {
     return fail_allocation(seq, nbytes, index, alignment, owner,
                            Error(code, kAllocate + message));
   };
   auto injected = [&](const std::string& which) {
     return fail(ErrorCode::MemoryAllocationFailed, "injected fault: allocation #" +
-                                                       std::to_string(seq) + " of " + what +
+                                                       std::to_string(seq) + " of " + what() +
                                                        " fails (" + which + ")");
   };
 
   if (!is_power_of_two(alignment)) {
     return fail(ErrorCode::InvalidArgument, "alignment " + std::to_string(alignment) + " for " +
-                                                what + " is not a power of two");
+                                                what() + " is not a power of two");
   }
   if (alignment > kMaxAlignment) {
     return fail(ErrorCode::InvalidArgument,
-                "alignment " + std::to_string(alignment) + " for " + what +
+                "alignment " + std::to_string(alignment) + " for " + what() +
                     " exceeds the simulated maximum " + std::to_string(kMaxAlignment));
   }
   if (index < 0) {
@@ -186,18 +187,18 @@ Result<void*> TrackingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index
   }
   if (nbytes > max_allocation_bytes_) {
     return fail(ErrorCode::MemoryAllocationFailed,
-                what + " exceed the largest simulated allocation (" +
+                what() + " exceed the largest simulated allocation (" +
                     std::to_string(max_allocation_bytes_) + " bytes)");
   }
   if (nbytes > kHostAllocationLimit) {  // never ask the host (or a sanitizer) for absurd sizes
     return fail(ErrorCode::MemoryAllocationFailed,
-                "host memory for " + what + " could not be allocated");
+                "host memory for " + what() + " could not be allocated");
   }
 
   void* ptr = ::operator new(nbytes, std::align_val_t(alignment), std::nothrow);
   if (ptr == nullptr) {
     return fail(ErrorCode::MemoryAllocationFailed,
-                "host memory for " + what + " could not be allocated");
+                "host memory for " + what() + " could not be allocated");
   }
   if (nbytes > 0) std::memset(ptr, kFreshPattern, nbytes);
 
@@ -206,7 +207,7 @@ Result<void*> TrackingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index
   block.record.device = device;
   block.record.size = nbytes;
   block.record.alignment = alignment;
-  block.record.owner = owner;
+  block.record.owner = std::move(owner);
   block.record.ptr = ptr;
   block.record.live = true;
   const uintptr_t start = reinterpret_cast<uintptr_t>(ptr);

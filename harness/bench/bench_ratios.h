@@ -60,12 +60,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
     for (const Run& run : runs) {
       if (run.error_occurred) continue;
       const std::string name = run.run_name.str();
-      if (run.run_type == Run::RT_Aggregate) {
-        if (run.aggregate_name != "median") continue;
-        medians_[name] = time_of(run);
-        continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
+      if (time_.count(name) == 0) order_.push_back(name);
+      if (median) {
+        time_[name] = time_of(run);
+        has_median_[name] = true;
+      } else if (!has_median_[name]) {
+        time_[name] = time_of(run);  // the last repetition until a median arrives
       }
-      if (medians_.count(name) == 0) times_.emplace_back(name, time_of(run));
     }
     benchmark::ConsoleReporter::ReportRuns(runs);
   }
@@ -80,23 +83,17 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   // The "ratio: ..." lines for the runs reported so far, in run order.
   std::vector<std::string> ratio_lines() const {
-    std::map<std::string, double> time;
-    for (const auto& entry : times_) time[entry.first] = entry.second;
-    for (const auto& entry : medians_) time[entry.first] = entry.second;
     std::vector<std::string> lines;
-    std::map<std::string, bool> printed;
     for (const RatioSpec& spec : specs_) {
-      for (const auto& entry : times_) {
-        const std::string& name = entry.first;
+      for (const std::string& name : order_) {
         if (name.compare(0, spec.prefix.size(), spec.prefix) != 0) continue;
         const size_t at = name.find(spec.numerator);
-        if (at == std::string::npos || printed[spec.label + name]) continue;
-        printed[spec.label + name] = true;
+        if (at == std::string::npos) continue;
         std::string partner = name;
         partner.replace(at, spec.numerator.size(), spec.denominator);
-        auto other = time.find(partner);
-        if (other == time.end() || other->second <= 0) continue;
-        const double ratio = time[name] / other->second;
+        auto other = time_.find(partner);
+        if (other == time_.end() || other->second <= 0) continue;
+        const double ratio = time_.at(name) / other->second;
         std::string shown = name;
         shown.replace(at, spec.numerator.size(), "/");
         for (size_t d = shown.find("//"); d != std::string::npos; d = shown.find("//")) {
@@ -134,8 +131,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
 
   std::vector<RatioSpec> specs_;
-  std::vector<std::pair<std::string, double>> times_;  // iteration runs, in order
-  std::map<std::string, double> medians_;
+  std::vector<std::string> order_;            // benchmark names, first report first
+  std::map<std::string, double> time_;        // per name: the median, else the last run
+  std::map<std::string, bool> has_median_;
 };
 
 // The body of a benchmark main(): parses the benchmark flags, runs the registered benchmarks

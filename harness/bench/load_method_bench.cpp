@@ -7,14 +7,20 @@
 // Each program has one method "forward" with B buffers and T Float[4] tensors (16 bytes each);
 // tensor t lives in buffer t % B at offset 16 * (t / B), every buffer is as large as its tensors
 // need (16 bytes when it holds none). The CPU program keeps every buffer on cpu:0; the device
-// program puts buffer i on cuda:(i % 4) (its tensors too) and the benchmark serves CUDA with a
-// TrackingDeviceAllocator, so the device path runs DeviceMemoryBuffer, the registry and the
-// tracking allocator's ledger, poison fill and quarantine. The program is loaded once; one
+// program puts buffer i on cuda:(i % 4) (its tensors too). Three variants per layout:
+//   cpu           the CPU program;
+//   device        the device program with CUDA served by a TrackingDeviceAllocator: the device
+//                 path runs DeviceMemoryBuffer, the registry and the tracking allocator's
+//                 ledger, poison fill and quarantine;
+//   device_plain  the device program with CUDA served by bench::MallocDeviceAllocator: the
+//                 runtime's own device path without the tracking allocator's bookkeeping, to
+//                 tell the two costs apart. The program is loaded once; one
 // iteration is load_method + unload_method. The ledger is reset (outside the timing) whenever
 // it holds more than kResetAfterAllocations records, so it cannot grow without bound.
 //
 // Output: the usual table plus, for each size,
 //   ratio: load_method device/cpu buffers:B/tensors:T = R (goal <= 1.20: ok|MISSED)
+//   ratio: load_method device_plain/cpu buffers:B/tensors:T = R (goal <= 1.20: ok|MISSED)
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +28,7 @@
 #include <benchmark/benchmark.h>
 
 #include <harness/bench/bench_ratios.h>
+#include <harness/bench/malloc_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator_registry.h>
 #include <runtime_ext/module/module.h>
@@ -32,7 +39,7 @@ namespace {
 
 constexpr int kNumSimulatedDevices = 4;
 constexpr uint64_t kTensorBytes = 16;  // Float[4]
-constexpr uint64_t kResetAfterAllocations = uint64_t{1} << 18;
+constexpr uint64_t kResetAfterAllocations = uint64_t{1} << 14;
 
 struct Layout {
   int buffers;
@@ -67,10 +74,32 @@ std::vector<uint8_t> make_program(const Layout& layout, bool on_device) {
   return builder.build();
 }
 
-void BM_LoadMethod(benchmark::State& state, Layout layout, bool on_device) {
+// Which program and which CUDA allocator a run uses.
+enum class Variant {
+  Cpu,          // every buffer on cpu:0 (the TrackingDeviceAllocator is registered, unused)
+  Device,       // buffers on cuda:0..3, served by the TrackingDeviceAllocator
+  DevicePlain,  // buffers on cuda:0..3, served by bench::MallocDeviceAllocator
+};
+
+const char* variant_name(Variant variant) {
+  switch (variant) {
+    case Variant::Cpu:
+      return "cpu";
+    case Variant::Device:
+      return "device";
+    case Variant::DevicePlain:
+      return "device_plain";
+  }
+  return "?";
+}
+
+void BM_LoadMethod(benchmark::State& state, Layout layout, Variant variant) {
   TrackingDeviceAllocator tracking(DeviceType::CUDA);
-  ScopedDeviceAllocator scoped(&tracking);
-  Module module(make_program(layout, on_device));
+  bench::MallocDeviceAllocator plain(DeviceType::CUDA);
+  ScopedDeviceAllocator scoped(variant == Variant::DevicePlain
+                                   ? static_cast<DeviceAllocator*>(&plain)
+                                   : static_cast<DeviceAllocator*>(&tracking));
+  Module module(make_program(layout, variant != Variant::Cpu));
   if (Error e = module.load(); !e.ok()) {
     state.SkipWithError(("load: " + e.message()).c_str());
     return;
@@ -103,11 +132,11 @@ void BM_LoadMethod(benchmark::State& state, Layout layout, bool on_device) {
 
 void register_benchmarks() {
   for (const Layout& layout : kLayouts) {
-    for (bool on_device : {false, true}) {
-      const std::string name = std::string("load_method/") + (on_device ? "device" : "cpu") +
+    for (Variant variant : {Variant::Cpu, Variant::Device, Variant::DevicePlain}) {
+      const std::string name = std::string("load_method/") + variant_name(variant) +
                                "/buffers:" + std::to_string(layout.buffers) +
                                "/tensors:" + std::to_string(layout.tensors);
-      benchmark::RegisterBenchmark(name.c_str(), BM_LoadMethod, layout, on_device)
+      benchmark::RegisterBenchmark(name.c_str(), BM_LoadMethod, layout, variant)
           ->Unit(benchmark::kMicrosecond);
     }
   }
@@ -119,5 +148,7 @@ void register_benchmarks() {
 int main(int argc, char** argv) {
   devplan::register_benchmarks();
   return devplan::bench::run_with_ratios(
-      argc, argv, {{"load_method device/cpu", "/device/", "/cpu/", 1.2}});
+      argc, argv,
+      {{"load_method device/cpu", "/device/", "/cpu/", 1.2},
+       {"load_method device_plain/cpu", "/device_plain/", "/cpu/", 1.2}});
 }

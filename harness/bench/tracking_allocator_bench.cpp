@@ -1,6 +1,6 @@
 // tracking_allocator_bench: TrackingDeviceAllocator allocate/deallocate from 1 to 8 threads at
-// once, against a plain DeviceAllocator over aligned_alloc/free (MallocDeviceAllocator below),
-// both shared by all threads.
+// once, against a plain DeviceAllocator over aligned_alloc/free (bench::MallocDeviceAllocator,
+// harness/bench/malloc_device_allocator.h), each shared by all threads.
 //
 //   build/bin/tracking_allocator_bench --benchmark_min_time=0.1
 //
@@ -14,13 +14,12 @@
 //   ratio: alloc_free tracking/malloc threads:N = R
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
 #include <harness/bench/bench_ratios.h>
+#include <harness/bench/malloc_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
@@ -31,41 +30,13 @@ constexpr int kBatch = 8;
 constexpr size_t kBlockBytes = 256;
 constexpr int kNumSimulatedDevices = 4;
 
-// The cheapest honest DeviceAllocator: host memory from aligned_alloc, no bookkeeping.
-class MallocDeviceAllocator : public DeviceAllocator {
- public:
-  Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override {
-    if (!is_power_of_two(alignment) || index < 0) {
-      return Error(ErrorCode::InvalidArgument, "MallocDeviceAllocator: bad alignment or index");
-    }
-    if (alignment < sizeof(void*)) alignment = sizeof(void*);
-    // aligned_alloc wants a size that is a multiple of the alignment (and not 0).
-    const size_t rounded = nbytes == 0 ? alignment : (nbytes + alignment - 1) & ~(alignment - 1);
-    void* ptr = std::aligned_alloc(alignment, rounded);
-    if (ptr == nullptr) {
-      return Error(ErrorCode::MemoryAllocationFailed, "MallocDeviceAllocator: out of memory");
-    }
-    return ptr;
-  }
-  void deallocate(void* ptr, DeviceIndex) override { std::free(ptr); }
-  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex) override {
-    std::memcpy(dst, src, nbytes);
-    return Error::success();
-  }
-  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex) override {
-    std::memcpy(dst, src, nbytes);
-    return Error::success();
-  }
-  DeviceType device_type() const override { return DeviceType::CUDA; }
-};
-
 // Shared by all threads of a run; they live for the whole process.
 TrackingDeviceAllocator& tracking_allocator() {
   static TrackingDeviceAllocator* allocator = new TrackingDeviceAllocator(DeviceType::CUDA);
   return *allocator;
 }
-MallocDeviceAllocator& malloc_allocator() {
-  static MallocDeviceAllocator* allocator = new MallocDeviceAllocator();
+bench::MallocDeviceAllocator& malloc_allocator() {
+  static bench::MallocDeviceAllocator* allocator = new bench::MallocDeviceAllocator();
   return *allocator;
 }
 

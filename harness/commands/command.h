@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/device_environment.h>
 #include <runtime_ext/core/result.h>
 
 namespace devplan::harness {
@@ -37,7 +38,8 @@ struct RunReport;
 // devices with `inputs` (see `devplan run --input`; missing inputs are ones). `usage_error` is
 // set when the failure is the caller's (an unknown method, bad input text).
 Result<RunReport> run_program(const std::string& file, const std::string& method,
-                              const std::vector<std::string>& inputs, bool* usage_error);
+                              const std::vector<std::string>& inputs, bool* usage_error,
+                              DeviceKind device = DeviceKind::Simulated);
 
 // Reads a whole file. AccessFailed naming the path when it cannot be read.
 Result<std::vector<uint8_t>> read_file(const std::string& path);

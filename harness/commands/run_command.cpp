@@ -1,6 +1,7 @@
 // devplan run FILE [--method NAME] [--input VALUES]... [--json]
 #include <harness/cli/args.h>
 #include <harness/commands/command.h>
+#include <harness/commands/device_environment.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/tensor_values.h>
 #include <harness/report/json_reports.h>
@@ -12,11 +13,12 @@ namespace devplan::harness {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: devplan run FILE [--method NAME] [--input VALUES]... [--json]\n"
+    "usage: devplan run FILE [--method NAME] [--input VALUES]... [--device simulated|cuda] [--json]\n"
     "  --input is given once per method input, in order: comma-separated numbers in row-major\n"
     "  order, or one number that fills the whole tensor; inputs not given are ones.";
 
 const cli::ArgSpec kSpec = {
+    {"device", cli::OptionKind::Single},
     {"method", cli::OptionKind::Single},
     {"input", cli::OptionKind::Repeated},
     {"json", cli::OptionKind::Flag},
@@ -115,23 +117,13 @@ std::string describe_output(const OutputValues& o) {
 }  // namespace
 
 Result<RunReport> run_program(const std::string& file, const std::string& method_name,
-                              const std::vector<std::string>& inputs, bool* usage_error) {
+                              const std::vector<std::string>& inputs, bool* usage_error,
+                              DeviceKind device) {
   *usage_error = false;
-  TrackingDeviceAllocator device(DeviceType::CUDA);
-  device.set_max_allocation_bytes(uint64_t{1} << 32);
-  DeviceAllocatorRegistry allocators;
-  DEVPLAN_RETURN_IF_ERROR(allocators.register_allocator(&device));
-  SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
-  BackendRegistry backends;
-  DEVPLAN_RETURN_IF_ERROR(backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend));
-  ModuleOptions options;
-  options.runtime.allocators = &allocators;
-  options.runtime.backends = &backends;
-  options.max_host_buffer_bytes = uint64_t{1} << 32;
-
+  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env, DeviceEnvironment::create(device));
   RunReport report;
   {
-    Module module(file, options);
+    Module module(file, env->module_options());
     Result<std::vector<std::string>> names = module.method_names();
     if (!names.ok()) return names.error().with_context(file);
     if (names->empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");
@@ -151,8 +143,8 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
       report.outputs.push_back(std::move(o));
     }
   }  // unload and destroy: every device allocation must be freed now
-  report.leak_lines = device.leak_report_lines();
-  report.misuse_lines = device.misuse_report_lines();
+  report.leak_lines = env->leak_lines();
+  report.misuse_lines = env->misuse_lines();
   return report;
 }
 
@@ -164,9 +156,14 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     return cli::kExitUsage;
   }
   const bool json = parsed->has("json");
+  Result<DeviceKind> device = parse_device_kind(parsed->value("device", "simulated"));
+  if (!device.ok()) {
+    err << "devplan run: " << device.error().message() << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
   bool usage_error = false;
-  Result<RunReport> report =
-      run_program(parsed->positionals[0], parsed->value("method"), parsed->values("input"), &usage_error);
+  Result<RunReport> report = run_program(parsed->positionals[0], parsed->value("method"),
+                                         parsed->values("input"), &usage_error, *device);
   if (!report.ok()) {
     if (usage_error) {
       err << "devplan run: " << report.error().message() << "\n" << kUsage << "\n";

@@ -16,13 +16,15 @@ constexpr const char* kUsage =
     "usage: devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]\n"
     "                        [--capacity DEVICE=BYTES]... [--inject-bug "
     "skip-free|double-free|wrong-index-free]\n"
-    "                        [--timeline-svg OUT.svg] [--junit OUT.xml] [--json]";
+    "                        [--timeline-svg OUT.svg] [--junit OUT.xml] [--device simulated|cuda]\n"
+    "                        [--json]";
 
 const cli::ArgSpec kSpec = {
     {"method", cli::OptionKind::Repeated},   {"place", cli::OptionKind::Repeated},
     {"fail-alloc", cli::OptionKind::Single}, {"capacity", cli::OptionKind::Repeated},
     {"inject-bug", cli::OptionKind::Single}, {"json", cli::OptionKind::Flag},
     {"timeline-svg", cli::OptionKind::Single}, {"junit", cli::OptionKind::Single},
+    {"device", cli::OptionKind::Single},
 };
 
 // One JUnit case per method load, plus one for leaks and one for misuse.
@@ -70,6 +72,7 @@ Result<SimulationOptions> parse_options(const cli::ParsedArgs& args) {
     DEVPLAN_ASSIGN_OR_RETURN(uint64_t bytes, cli::parse_uint_option("capacity", kv.second));
     options.capacities.emplace_back(device, bytes);
   }
+  DEVPLAN_ASSIGN_OR_RETURN(options.device, parse_device_kind(args.value("device", "simulated")));
   if (args.has("inject-bug")) {
     const std::string bug = args.value("inject-bug");
     if (!parse_unload_bug(bug, &options.unload_bug) || options.unload_bug == UnloadBug::None) {

@@ -74,27 +74,27 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
     program_bytes = &placed;
   }
 
-  TrackingDeviceAllocator device(DeviceType::CUDA);
-  device.set_max_allocation_bytes(options.max_device_allocation_bytes);
-  if (options.fail_alloc > 0) device.fail_allocation_at(options.fail_alloc);
-  ModuleOptions module_options;
+  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env, DeviceEnvironment::create(options.device));
+  TrackingDeviceAllocator* tracking = env->tracking();
+  ModuleOptions module_options = env->module_options();
   module_options.unload_bug = options.unload_bug;
   module_options.max_host_buffer_bytes = options.max_host_bytes;
+  if (tracking != nullptr) {
+    tracking->set_max_allocation_bytes(options.max_device_allocation_bytes);
+    if (options.fail_alloc > 0) tracking->fail_allocation_at(options.fail_alloc);
+  } else if (options.fail_alloc > 0) {
+    return Error(ErrorCode::InvalidArgument, "--fail-alloc needs the simulated devices");
+  }
   for (const auto& [where, capacity] : options.capacities) {
     if (where.is_cpu()) {
       module_options.max_host_buffer_bytes = capacity;
+    } else if (tracking != nullptr) {
+      DEVPLAN_RETURN_IF_ERROR(tracking->set_capacity(where.index, capacity));
     } else {
-      DEVPLAN_RETURN_IF_ERROR(device.set_capacity(where.index, capacity));
+      return Error(ErrorCode::InvalidArgument, "--capacity " + where.to_string() +
+                                                   " needs the simulated devices");
     }
   }
-  RecordingDeviceAllocator recording(&device);
-  DeviceAllocatorRegistry registry;
-  DEVPLAN_RETURN_IF_ERROR(registry.register_allocator(&recording));
-  SimulatedDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
-  BackendRegistry backends;
-  DEVPLAN_RETURN_IF_ERROR(backends.register_backend(SimulatedDeviceBackend::kAddBackendId, &add_backend));
-  module_options.runtime.allocators = &registry;
-  module_options.runtime.backends = &backends;
 
   SimulationResult result;
   {
@@ -125,19 +125,43 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
     }
   }  // the Module is destroyed here; whatever is still live now leaked
 
-  for (const AllocationRecord& r : device.ledger()) result.allocations.push_back(r);
-  result.failed_allocations = device.failed_allocations();
-  result.events = recording.events();
-  result.leaks = device.live_allocations();
-  result.leak_lines = device.leak_report_lines();
-  result.misuse = device.misuse();
-  for (int index = 0; index <= kMaxDeviceIndex; ++index) {
-    DeviceAllocationStats s = device.stats(static_cast<DeviceIndex>(index));
-    if (s.total_allocations == 0 && s.failed_allocations == 0) continue;
-    result.stats.push_back(s);
-    result.stats_devices.push_back(static_cast<DeviceIndex>(index));
+  result.allocations = env->ledger();
+  result.events = env->events();
+  result.leaks = env->leaks();
+  result.leak_lines = env->leak_lines();
+  if (tracking != nullptr) {
+    result.failed_allocations = tracking->failed_allocations();
+    result.misuse = tracking->misuse();
+    for (int index = 0; index <= kMaxDeviceIndex; ++index) {
+      DeviceAllocationStats s = tracking->stats(static_cast<DeviceIndex>(index));
+      if (s.total_allocations == 0 && s.failed_allocations == 0) continue;
+      result.stats.push_back(s);
+      result.stats_devices.push_back(static_cast<DeviceIndex>(index));
+    }
+  } else {
+    uint64_t seq = 0;
+    for (const AllocationEvent& e : result.events) {
+      if (e.kind == AllocationEvent::Kind::Free) continue;
+      ++seq;
+      if (e.kind != AllocationEvent::Kind::FailedAllocate) continue;
+      FailedAllocation f;
+      f.seq = seq;
+      f.device = e.device;
+      f.size = e.size;
+      f.alignment = e.alignment;
+      f.owner = e.owner;
+      f.code = ErrorCode::MemoryAllocationFailed;
+      f.reason = "the CUDA allocator refused it";
+      result.failed_allocations.push_back(f);
+    }
+    for (const std::string& line : env->misuse_lines()) {
+      MisuseRecord m;
+      m.kind = MisuseKind::UnknownPointer;
+      m.message = line;
+      result.misuse.push_back(m);
+    }
   }
-  // `device` frees its own backing memory, leaked blocks included, when it goes out of scope.
+  // The simulated device frees its own backing memory, leaked blocks included, with `env`.
   return result;
 }
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include <harness/commands/device_environment.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
@@ -28,6 +29,7 @@ struct SimulationOptions {
   uint64_t fail_alloc = 0;                               // --fail-alloc N (0: none)
   std::vector<std::pair<Device, uint64_t>> capacities;   // --capacity DEVICE=BYTES
   UnloadBug unload_bug = UnloadBug::None;                // --inject-bug
+  DeviceKind device = DeviceKind::Simulated;             // --device simulated|cuda
   // Ceilings that keep hostile programs from exhausting this machine.
   uint64_t max_device_allocation_bytes = uint64_t{1} << 32;
   uint64_t max_host_bytes = uint64_t{1} << 32;

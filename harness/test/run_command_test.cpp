@@ -92,3 +92,33 @@ TEST(RunCommandJsonTest, OutputsDocument) {
 
 }  // namespace
 }  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+// Here (no GPU in CI) `--device cuda` must fail clearly: built without CUDA, or no usable GPU.
+TEST(DeviceOptionTest, CudaWithoutAGpuFailsClearly) {
+  testing::CommandResult r =
+      testing::run(&run_command, {testing::real_program("add.pte"), "--device", "cuda"});
+  if (r.exit_code == 0) GTEST_SKIP() << "a GPU is present: " << r.out;
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("devplan run: NotSupported: --device cuda: ", 0), 0u) << r.err;
+  r = testing::run(&simulate_command,
+                   {testing::fixture_program("device_add_cuda0"), "--device", "cuda"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("NotSupported: "), std::string::npos) << r.err;
+}
+
+TEST(DeviceOptionTest, SimulatedIsTheDefaultAndUnknownKindsAreUsageErrors) {
+  testing::CommandResult r = testing::run(
+      &run_command, {testing::real_program("add.pte"), "--device", "simulated", "--input", "2"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[1] on cpu:0 = [4]\n");
+  r = testing::run(&run_command, {testing::real_program("add.pte"), "--device", "gpu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("devplan run: --device expects simulated or cuda, got 'gpu'\n", 0), 0u);
+  EXPECT_EQ(testing::run(&simulate_command, {testing::real_program("add.pte"), "--device", "tpu"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace devplan::harness

@@ -40,6 +40,12 @@ Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
   memory->unload_bug_ = options.unload_bug;
   std::vector<Span<uint8_t>> spans;
   spans.reserve(plan.buffer_sizes.size());
+  size_t num_device_buffers = 0;
+  for (size_t i = 0; i < plan.buffer_sizes.size() && i < plan.buffer_devices.size(); ++i) {
+    num_device_buffers += plan.buffer_devices[i].is_cpu() ? 0 : 1;
+  }
+  memory->host_buffers_.reserve(plan.buffer_sizes.size() - num_device_buffers);
+  memory->device_buffers_.reserve(num_device_buffers);
   uint64_t host_bytes = 0;
   for (size_t i = 0; i < plan.buffer_sizes.size(); ++i) {
     const uint64_t size = plan.buffer_sizes[i];

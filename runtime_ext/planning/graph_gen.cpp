@@ -1,7 +1,6 @@
 #include <runtime_ext/planning/graph_gen.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace devplan {
 
@@ -238,10 +237,10 @@ void attention(Builder& b) {
   b.output(x);
 }
 
-void random_dag(Builder& b) {
+void random_dag(Builder& b, const GraphGenOptions& options) {
   Rng& r = b.rng();
-  constexpr size_t kWindow = 8;       // most inputs come from the last few tensors...
-  static const size_t kFarWindow = getenv("DP_FW") ? atoi(getenv("DP_FW")) : 64;   // ...some from further back, so lifetimes interleave
+  constexpr size_t kWindow = 8;  // most inputs come from the last few tensors, some from further
+  const size_t far_window = std::max<size_t>(options.random_dag_reach, 1);
   std::vector<int32_t> all;
   const int64_t inputs = r.range(1, 4);
   for (int64_t i = 0; i < inputs; ++i) all.push_back(b.input(r.range(16, 64), 32));
@@ -249,7 +248,7 @@ void random_dag(Builder& b) {
     const int64_t nin = r.range(1, 3);
     std::vector<int32_t> ins;
     for (int64_t i = 0; i < nin; ++i) {
-      const size_t w = std::min(r.chance(0.75) ? kWindow : kFarWindow, all.size());
+      const size_t w = std::min(r.chance(0.75) ? kWindow : far_window, all.size());
       const int32_t t =
           all[all.size() - 1 - static_cast<size_t>(r.range(0, static_cast<int64_t>(w) - 1))];
       if (std::find(ins.begin(), ins.end(), t) == ins.end()) ins.push_back(t);
@@ -287,7 +286,7 @@ Graph generate_graph(const GraphGenOptions& options) {
       attention(b);
       break;
     case GraphFamily::kRandomDag:
-      random_dag(b);
+      random_dag(b, options);
       break;
   }
   return b.take();

@@ -9,9 +9,10 @@
 //              concatenates them; several U-Nets in sequence for large sizes.
 //   attention  transformer layers: q, k, v projections, scores, softmax, weighted sum,
 //              projection, residual add, then an MLP with its own residual add.
-//   random_dag ops that read 1 to 3 earlier tensors (mostly among the last 8, some among the
-//              last 64) and produce 1 or 2 tensors of comparable sizes, so lifetimes
-//              interleave.
+//   random_dag ops that read 1 to 3 earlier tensors (three in four among the last 8, the rest
+//              among the last random_dag_reach) and produce 1 or 2 tensors of comparable
+//              sizes (2 to 8 KiB), so lifetimes interleave; up to two earlier tensors are
+//              extra method outputs and live to the end.
 // With num_devices > 0 some nodes become delegates on cuda:0..cuda:(num_devices - 1), in runs
 // (a node tends to keep its predecessor's device).
 //
@@ -51,6 +52,7 @@ struct GraphGenOptions {
   uint64_t seed = 1;
   int num_devices = 0;            // CUDA devices delegates may target; 0: kernels only
   double delegate_fraction = 0.3;  // share of nodes that are delegates when num_devices > 0
+  size_t random_dag_reach = 16;    // random_dag: how many recent tensors an input may reach back
   std::string name = "forward";
 };
 

@@ -1,12 +1,11 @@
 #include <runtime_ext/planning/placement_engine.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace devplan {
 
 namespace {
-static const int kBlockShift = getenv("DP_BS") ? atoi(getenv("DP_BS")) : 2;
+constexpr int kBlockShift = 2;  // buckets of 4 steps
 }  // namespace
 
 PlacementEngine::PlacementEngine(std::vector<uint64_t> sizes, std::vector<int32_t> firsts,

@@ -18,7 +18,7 @@ using testing::ModuleTestBase;
 using ConcurrencyTest = ModuleTestBase;
 
 constexpr int kThreads = 8;
-constexpr int kCyclesPerThread = 300;
+constexpr int kCyclesPerThread = 1000;
 
 // Device allocations one load of every method of `bytes` makes, per CUDA index, from the
 // program's layout: one per non-empty buffer that is not on the CPU.
