@@ -113,7 +113,7 @@ TEST(DeviceOptionTest, SimulatedIsTheDefaultAndUnknownKindsAreUsageErrors) {
   testing::CommandResult r = testing::run(
       &run_command, {testing::real_program("add.pte"), "--device", "simulated", "--input", "2"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[1] on cpu:0 = [4]\n");
+  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[1] on cpu:0 = [3]\n");  // 2 + 1
   r = testing::run(&run_command, {testing::real_program("add.pte"), "--device", "gpu"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("devplan run: --device expects simulated or cuda, got 'gpu'\n", 0), 0u);
