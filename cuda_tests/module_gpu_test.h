@@ -8,16 +8,17 @@
 //   class PlacementTest : public ModuleGpuTest {};
 //   TEST_F(PlacementTest, Lands) {
 //     Module module(make_device_add_cuda0_program(), options());
-//     ASSERT_OK(module.load_method("forward"));
+//     ASSERT_TRUE(module.load_method("forward").ok());
 //     ...
 //     EXPECT_EQ(counting_.live_allocations(), 0u);
 //   }
 //
 // Free device memory is compared with free_memory_near(): cudaMemGetInfo may move by the CUDA
-// context's own bookkeeping (the driver's sub-allocation pools, lazily loaded kernels), so each
-// test first runs its work once as a warm-up, and a reading then only has to come back within
-// kFreeMemoryTolerance. Under compute-sanitizer (whose own allocations move the readings) the
-// comparison is skipped and the tool's leak check stands in for it.
+// context's own bookkeeping (the driver's sub-allocation pools, lazily loaded kernels), so
+// SetUp() allocates, copies and frees once on every device, each test first runs its work once
+// as a warm-up, and a reading then only has to come back within kFreeMemoryTolerance. Under
+// compute-sanitizer (whose own allocations move the readings) the comparison is skipped and the
+// tool's leak check stands in for it.
 //
 // Also here: run_simulated(), which runs a program on the simulated device
 // (TrackingDeviceAllocator + SimulatedDeviceBackend, in registries of its own) and returns the

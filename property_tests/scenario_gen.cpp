@@ -159,8 +159,10 @@ rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario) {
   return rc::gen::mapcat(rc::gen::elementOf(applicable), [scenario](Corruption c) {
     const MethodScenario& m = scenario.methods[c.method];
     const size_t targets = corruption_targets_tensor(c.kind) ? m.tensors.size() : std::max<size_t>(m.buffers.size(), 1);
-    return rc::gen::map(rc::gen::pair(rc::gen::inRange<uint32_t>(0, static_cast<uint32_t>(targets)),
-                                      rc::gen::inRange<uint32_t>(0, 300)),
+    // amount 0 (the boundary: one past the end, index -1, type 2) often; larger ones too.
+    const rc::Gen<uint32_t> amount = rc::gen::weightedOneOf<uint32_t>(
+        {{2, rc::gen::just<uint32_t>(0)}, {1, rc::gen::inRange<uint32_t>(1, 300)}});
+    return rc::gen::map(rc::gen::pair(rc::gen::inRange<uint32_t>(0, static_cast<uint32_t>(targets)), amount),
                         [c](const std::pair<uint32_t, uint32_t>& p) {
                           Corruption out = c;
                           out.target = p.first;

@@ -5,6 +5,7 @@
 #   scripts/valgrind.sh                    # builds the default preset (build/) if needed
 #   BUILD_DIR=build-rel scripts/valgrind.sh
 #   JOBS=2 scripts/valgrind.sh             # binaries run in parallel (default: number of cores)
+#   NO_BUILD=1 scripts/valgrind.sh         # use the binaries as they are
 #
 # The binaries are the ones ctest lists under the label `unit` (each binary runs once, whole,
 # not once per test). Left out, because they provoke AddressSanitizer on purpose or need it:
@@ -29,7 +30,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   scripts/bootstrap.sh
   cmake --preset default >/dev/null
 fi
-cmake --build "$build" -j "$jobs"
+[ -n "${NO_BUILD:-}" ] || cmake --build "$build" -j "$jobs"
 
 # The unit binaries: the first word of each unit test's command when it is a program of
 # $build/bin (not a cmake script test), without duplicates.
