@@ -55,8 +55,9 @@ install(TARGETS ${devplan_install_targets}
   EXPORT devplanTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Include directories travel with the link interfaces: devplan_core and devplan_schema carry
+# $<INSTALL_INTERFACE:include>, and every other library links devplan::core PUBLIC.
 
 install(EXPORT devplanTargets
   NAMESPACE devplan::

@@ -6,12 +6,13 @@
 #
 #   scripts/bench.sh                                  # build/ (the default preset)
 #   BUILD_DIR=build-rel scripts/bench.sh              # another build folder
-#   MIN_TIME=0.2 scripts/bench.sh                     # longer runs, steadier numbers
+#   MIN_TIME=0.5 REPETITIONS=5 scripts/bench.sh       # longer runs, steadier numbers
 #   scripts/bench.sh --benchmark_filter=buffers:4096  # extra arguments go to every binary
 #   STRICT=1 scripts/bench.sh                         # exit 3 when a ratio misses its goal
 #
-# Environment: BUILD_DIR (default build), MIN_TIME (seconds per benchmark, default 0.05),
-# JOBS (build parallelism, default nproc), STRICT (see above).
+# Environment: BUILD_DIR (default build), MIN_TIME (seconds per benchmark run, default 0.1),
+# REPETITIONS (runs per benchmark, default 3: the table shows mean/median/stddev/cv and the
+# ratios use medians), JOBS (build parallelism, default nproc), STRICT (see above).
 # Output: each binary's table on stdout, saved with a JSON copy in <build>/bench-results/
 # (<name>.txt, <name>.json), then a "ratios" section: every line that a binary printed starting
 # with "ratio: ". Exit status: 0; 1 when the build or a binary fails; 3 with STRICT=1 when a
@@ -20,7 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${BUILD_DIR:-build}
-min_time=${MIN_TIME:-0.05}
+min_time=${MIN_TIME:-0.1}
+repetitions=${REPETITIONS:-3}
 jobs=${JOBS:-$(nproc)}
 start=$(date +%s)
 
@@ -61,7 +63,8 @@ for exe in "$build_dir"/bin/*_bench; do
   name=$(basename "$exe")
   echo
   echo "== $name"
-  if ! "$exe" --benchmark_min_time="$min_time" \
+  if ! "$exe" --benchmark_min_time="$min_time" --benchmark_repetitions="$repetitions" \
+       --benchmark_display_aggregates_only=true \
        --benchmark_out="$results/$name.json" --benchmark_out_format=json "$@" \
        2>&1 | tee "$results/$name.txt"; then
     failed+=("$name")

@@ -245,7 +245,7 @@ JsonValue graph_to_json(const Graph& g) {
   m.set("name", g.name);
   m.set("alignment", g.alignment);
   JsonValue tensors = JsonValue::array();
-  for (const TensorSpec& t : g.tensors) {
+  for (const GraphTensor& t : g.tensors) {
     JsonValue tj = JsonValue::object();
     tj.set("id", t.id);
     tj.set("dtype", scalar_type_name(t.dtype));

@@ -80,6 +80,9 @@ TEST(TrackingDeviceAllocatorThreadsTest, ConcurrentMisuseIsRecordedOncePerCall) 
   constexpr int kThreads = 4;
   constexpr int kIterations = 500;
   TrackingDeviceAllocator a;
+  // Keep every freed block in quarantine: were an address handed out again between a
+  // thread's two frees, its second free would free another thread's live block instead.
+  a.set_quarantine_limits(size_t{1} << 30, size_t{kThreads} * kIterations);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&a] {

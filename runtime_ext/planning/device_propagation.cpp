@@ -39,7 +39,7 @@ class Propagator {
     const size_t n = in_.tensors.size();
     out_.tensor_devices.assign(n, Device::cpu());
     out_.copy_of.assign(n, -1);
-    for (const TensorSpec& t : in_.tensors) ids_.insert(t.id);
+    for (const GraphTensor& t : in_.tensors) ids_.insert(t.id);
 
     for (const Node& node : in_.nodes) {
       if (node.execution_device().is_cpu()) continue;
@@ -91,9 +91,9 @@ class Propagator {
       if (!out_.tensor_devices[t].is_cpu()) source = on_device(t, Device::cpu());
       ++out_.num_h2d_copies;
     }
-    const TensorSpec& spec = in_.tensors[t];
+    const GraphTensor& spec = in_.tensors[t];
     const int32_t c = static_cast<int32_t>(out_.graph.tensors.size());
-    TensorSpec copy_spec = spec;
+    GraphTensor copy_spec = spec;
     copy_spec.id = unique_id(spec.id + "@" + device.to_string());
     out_.graph.tensors.push_back(std::move(copy_spec));
     out_.tensor_devices.push_back(device);

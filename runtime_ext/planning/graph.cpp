@@ -15,7 +15,7 @@ std::string Node::label() const {
 }
 
 int32_t Graph::add_tensor(std::string id, ScalarType dtype, std::vector<int64_t> shape) {
-  TensorSpec spec;
+  GraphTensor spec;
   spec.id = std::move(id);
   spec.dtype = dtype;
   Result<uint64_t> nbytes = tensor_nbytes(dtype, shape);
@@ -155,7 +155,7 @@ class GraphValidator {
   Error check_tensors() {
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < g_.tensors.size(); ++i) {
-      const TensorSpec& t = g_.tensors[i];
+      const GraphTensor& t = g_.tensors[i];
       if (t.id.empty()) return fail("tensor " + std::to_string(i) + " has an empty id");
       auto [it, inserted] = seen.emplace(t.id, i);
       if (!inserted) {

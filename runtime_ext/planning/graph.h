@@ -33,7 +33,9 @@ namespace devplan {
 // The largest dimension a tensor may have: the program file stores sizes as int32.
 constexpr int64_t kMaxTensorDim = INT32_MAX;
 
-struct TensorSpec {
+// A tensor of the graph. (Not called TensorSpec: runtime_ext/program/method_builder.h has one
+// of its own, for the file writer.)
+struct GraphTensor {
   std::string id;
   ScalarType dtype = ScalarType::Float;
   std::vector<int64_t> shape;  // an empty shape is a scalar (one element)
@@ -76,7 +78,7 @@ struct MethodCopyOptions {
 struct Graph {
   std::string name = "forward";
   uint64_t alignment = kDefaultAlignment;  // the planner's alignment for this method
-  std::vector<TensorSpec> tensors;
+  std::vector<GraphTensor> tensors;
   std::vector<int32_t> inputs;   // tensor indices
   std::vector<int32_t> outputs;  // tensor indices
   std::vector<Node> nodes;       // execution order

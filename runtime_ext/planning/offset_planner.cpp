@@ -40,7 +40,7 @@ Result<PlannerAlgorithm> parse_planner_algorithm(const std::string& name) {
 
 int64_t default_search_iterations(size_t num_items) {
   if (num_items <= 1) return 0;
-  return std::clamp<int64_t>(static_cast<int64_t>(num_items) * 20, 20000, 100000);
+  return std::clamp<int64_t>(static_cast<int64_t>(num_items) * 20, 5000, 100000);
 }
 
 uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t alignment) {

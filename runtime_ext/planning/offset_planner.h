@@ -9,12 +9,15 @@
 //                  overlap it.
 //   greedy_breadth greedy by breadth (same paper): steps by their live bytes, widest first; at
 //                  each step its unplaced items by size, largest first, placed as above.
-//   search         the best of several greedy orders (size, breadth, conflicts, lifetime, area;
-//                  lowest-fit and best-fit), then a local search over placement orders: moves
-//                  the items that reach the top of the buffer earlier, swaps and moves others,
-//                  re-places and keeps an order when the buffer does not grow. Its budget is a
-//                  fixed number of iterations (not time) and the pseudo-random choices are
-//                  seeded, so the result is deterministic. Stops early at the lower bound.
+//   search         the smallest of several greedy orders (size, breadth, conflicts, lifetime
+//                  length, area, long-lived first; lowest-fit and best-fit), then a local
+//                  search (local_search.h) that re-places neighbourhoods of the items above the
+//                  lower bound: lowest-fit in their current offset order with one perturbation
+//                  (a move or a swap), or a bounded exact search, kept when the neighbourhood's
+//                  top does not rise. Run from the best order, then, if the lower bound is not
+//                  reached, from the best long-lived-first order, half the budget each. The
+//                  budget is a fixed number of iterations (not time) and every choice is seeded,
+//                  so the result is deterministic; it stops early at the lower bound.
 //   best           runs all of the above and keeps the smallest (first in the order above on
 //                  ties).
 //
@@ -67,8 +70,9 @@ struct OffsetPlan {
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the algorithm that produced it
 };
 
-// The local-search budget for `num_items` items: many iterations for small partitions, fewer
-// for large ones, so a 100,000-item partition stays tractable.
+// The local-search budget for `num_items` items: 20 iterations per item, at least 5,000 and at
+// most 100,000 (an iteration's cost depends on the neighbourhood, not on the item count, so a
+// 100,000-item partition stays at a few seconds). 0 for fewer than two items.
 int64_t default_search_iterations(size_t num_items);
 
 // The largest total of aligned item sizes live at one step: no valid plan is smaller.

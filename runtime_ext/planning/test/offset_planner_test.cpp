@@ -147,7 +147,7 @@ TEST(OffsetPlannerTest, SearchBudgetZeroKeepsTheBestSeed) {
   EXPECT_GE(plan->size, 304u);
   EXPECT_EQ(default_search_iterations(0), 0);
   EXPECT_EQ(default_search_iterations(1), 0);
-  EXPECT_EQ(default_search_iterations(10), 20000);
+  EXPECT_EQ(default_search_iterations(10), 5000);
   EXPECT_EQ(default_search_iterations(2000), 40000);
   EXPECT_EQ(default_search_iterations(100000), 100000);
 }

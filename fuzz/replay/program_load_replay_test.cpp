@@ -1,17 +1,15 @@
-// Replays the committed fuzz corpora and every regression input (fixtures/corpus/) through the
-// same entry points as the libFuzzer targets, built with the normal compiler, and proves that
-// the entry points' checks catch a real leak and a real double free.
+// Replays the committed program_load corpus and its regression inputs (fixtures/corpus/)
+// through the same entry point as the libFuzzer target fuzz_program_load, built with the normal
+// compiler, and proves that the entry point's checks catch a real leak and a real double free.
 #include <fuzz/program_load_entry.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <fuzz/replay/corpus_files.h>
 #include <runtime_ext/program/program.h>
 
 #include <gtest/gtest.h>
@@ -21,30 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpusDir = DEVPLAN_CORPUS_DIR;
-
-// Every regular file under `dir` (recursively), sorted; none when `dir` does not exist.
-std::vector<fs::path> files_under(const fs::path& dir) {
-  std::vector<fs::path> files;
-  if (!fs::is_directory(dir)) return files;
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::vector<uint8_t> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 ProgramLoadOutcome run(const std::vector<uint8_t>& bytes,
                        const ProgramLoadOptions& options = ProgramLoadOptions()) {
   return run_program_load(Span<const uint8_t>(bytes.data(), bytes.size()), options);
 }
-
-// --- program_load ------------------------------------------------------------------------------
 
 TEST(ProgramLoadReplayTest, EveryFixtureProgramRunsToTheEndCleanly) {
   for (const FixtureProgram& fixture : all_fixture_programs()) {
@@ -107,12 +85,12 @@ TEST(ProgramLoadReplayTest, ADoubleFreeIsAFinding) {
 }
 
 TEST(ProgramLoadReplayTest, CommittedCorpusReplaysCleanly) {
-  const std::vector<fs::path> files = files_under(kCorpusDir / "program_load");
+  const std::vector<fs::path> files = corpus_files(corpus_dir() / "program_load");
   // The seeds include every fixture program and the two real ExecuTorch files.
   EXPECT_GE(files.size(), all_fixture_programs().size() + 2);
   size_t loaded = 0;
   for (const fs::path& file : files) {
-    ProgramLoadOutcome outcome = run(read_file(file));
+    ProgramLoadOutcome outcome = run(read_bytes(file));
     EXPECT_TRUE(outcome.clean()) << file << ":\n" << outcome.finding;
     if (outcome.program_loaded) ++loaded;
   }
@@ -120,9 +98,9 @@ TEST(ProgramLoadReplayTest, CommittedCorpusReplaysCleanly) {
 }
 
 TEST(ProgramLoadReplayTest, RegressionInputsReplayCleanly) {
-  const std::vector<fs::path> files = files_under(kCorpusDir / "regressions" / "program_load");
+  const std::vector<fs::path> files = corpus_files(corpus_dir() / "regressions" / "program_load");
   for (const fs::path& file : files) {
-    ProgramLoadOutcome outcome = run(read_file(file));
+    ProgramLoadOutcome outcome = run(read_bytes(file));
     EXPECT_TRUE(outcome.clean()) << file << ":\n" << outcome.finding;
   }
   std::cout << "replayed " << files.size() << " program_load regression input(s)\n";
