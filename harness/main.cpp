@@ -23,6 +23,8 @@ const Command kCommands[] = {
      "load and unload methods on simulated devices; report the ledger, leaks and misuse"},
     {"run", &devplan::harness::run_command,
      "execute a method on simulated devices and print its outputs"},
+    {"plan", &devplan::harness::plan_command,
+     "plan a graph (JSON) per device, insert copies, write the program"},
     {"check", &devplan::harness::check_command,
      "find planned tensors that share bytes while both are live"},
     {"plot", &devplan::harness::plot_command,

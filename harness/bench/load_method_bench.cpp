@@ -14,9 +14,12 @@
 //                 ledger, poison fill and quarantine;
 //   device_plain  the device program with CUDA served by bench::MallocDeviceAllocator: the
 //                 runtime's own device path without the tracking allocator's bookkeeping, to
-//                 tell the two costs apart. The program is loaded once; one
-// iteration is load_method + unload_method. The ledger is reset (outside the timing) whenever
-// it holds more than kResetAfterAllocations records, so it cannot grow without bound.
+//                 tell the two costs apart.
+// The program is loaded once; one iteration is load_method + unload_method. The tracking
+// allocator is reset (outside the timing) once it has served kResetAfterAllocations (16,384)
+// allocations, so its history stays as short as a per-test allocator's (LeakCheckedTest makes
+// a fresh one per test): its ledger and its map of freed addresses grow with history, and so
+// does the cost of each call.
 //
 // Output: the usual table plus, for each size,
 //   ratio: load_method device/cpu buffers:B/tensors:T = R (goal <= 1.20: ok|MISSED)

@@ -18,7 +18,7 @@ Error emit_method(const MethodMemoryPlan& plan, MethodBuilder& method) {
   for (size_t t = 0; t < graph.tensors.size(); ++t) {
     const PlannedTensor& placed = plan.tensors[t];
     if (!placed.planned) continue;
-    const TensorSpec& tensor = graph.tensors[t];
+    const GraphTensor& tensor = graph.tensors[t];
     std::vector<int32_t> sizes;
     for (int64_t d : tensor.shape) {
       if (d < 0 || d > std::numeric_limits<int32_t>::max()) {
@@ -27,7 +27,7 @@ Error emit_method(const MethodMemoryPlan& plan, MethodBuilder& method) {
       }
       sizes.push_back(static_cast<int32_t>(d));
     }
-    devplan::TensorSpec spec = devplan::TensorSpec::of(tensor.dtype, sizes, placed.device);
+    TensorSpec spec = TensorSpec::of(tensor.dtype, sizes, placed.device);
     spec.fully_qualified_name = tensor.id;
     value_of[t] = method.add_planned_tensor(spec, placed.buffer_index, placed.offset);
   }
