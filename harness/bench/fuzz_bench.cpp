@@ -1,0 +1,50 @@
+// Fuzz throughput: cases per second of `devplan fuzz` (generation, program writing, the
+// round-trip, placement, execute, cleanup, fault and corruption checks) on the simulated
+// devices, per core. Goal: at least 2,000 cases per second per core.
+//
+//   build/bin/fuzz_bench --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/fuzz_case.h>
+
+namespace devplan::harness {
+namespace {
+
+// One full case per iteration, over a fixed sequence of seeds; the CPU time per case is the
+// per-core cost. `max_buffer_kib` is the largest generated buffer.
+void BM_FuzzCase(benchmark::State& state) {
+  ScenarioOptions scenario;
+  scenario.max_buffer_bytes = static_cast<uint64_t>(state.range(0)) * 1024;
+  const FuzzCaseOptions checks;
+  uint64_t k = 0, failures = 0;
+  for (auto _ : state) {
+    const uint64_t seed = case_seed(1, k++);
+    std::optional<FuzzFinding> f = run_fuzz_case(generate_program_scenario(seed, scenario), seed, checks);
+    failures += f.has_value() ? 1 : 0;
+  }
+  state.counters["cases_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["failures"] = static_cast<double>(failures);
+  if (failures > 0) state.SkipWithError("a fuzz case failed");
+}
+BENCHMARK(BM_FuzzCase)->ArgName("max_buffer_kib")->Arg(64)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+// A whole campaign as `devplan fuzz --cases 2000` runs it.
+void BM_FuzzCampaign(benchmark::State& state) {
+  CampaignOptions options;
+  options.max_cases = 2000;
+  options.scenario.max_buffer_bytes = 64 * 1024;
+  for (auto _ : state) {
+    CampaignResult r = run_campaign(options, {});
+    if (r.failure) state.SkipWithError("the campaign found a failure");
+  }
+  state.counters["cases_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 2000, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FuzzCampaign)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+}  // namespace devplan::harness
+
+BENCHMARK_MAIN();
