@@ -300,6 +300,7 @@ void TrackingDeviceAllocator::quarantine(size_t block_index) {
   const size_t size = block.record.size;
   if (quarantine_max_blocks_ == 0 || size > quarantine_max_bytes_) {
     release_memory(block);
+    remember_release(block_index);
     return;
   }
   void* ptr = const_cast<void*>(block.record.ptr);
@@ -309,10 +310,12 @@ void TrackingDeviceAllocator::quarantine(size_t block_index) {
   quarantine_.push_back(block_index);
   quarantine_bytes_ += size;
   while (quarantine_.size() > quarantine_max_blocks_ || quarantine_bytes_ > quarantine_max_bytes_) {
-    Block& oldest = blocks_[quarantine_.front()];
+    const size_t oldest_index = quarantine_.front();
+    Block& oldest = blocks_[oldest_index];
     quarantine_.pop_front();
     quarantine_bytes_ -= oldest.record.size;
     release_memory(oldest);
+    remember_release(oldest_index);
   }
 }
 
@@ -322,6 +325,17 @@ void TrackingDeviceAllocator::release_memory(Block& block) {
   ::operator delete(ptr, std::align_val_t(block.record.alignment));
   block.quarantined = false;
   block.released = true;
+}
+
+void TrackingDeviceAllocator::remember_release(size_t block_index) {
+  // A bounded window of released blocks stays known as freed; the oldest beyond it is forgotten.
+  released_.push_back(block_index);
+  while (released_.size() > kRememberedReleases) {
+    const size_t oldest = released_.front();
+    released_.pop_front();
+    auto it = freed_.find(reinterpret_cast<uintptr_t>(blocks_[oldest].record.ptr));
+    if (it != freed_.end() && it->second == oldest) freed_.erase(it);
+  }
 }
 
 void TrackingDeviceAllocator::forget_released_overlapping(uintptr_t start, uintptr_t end) {
@@ -585,10 +599,12 @@ void TrackingDeviceAllocator::set_quarantine_limits(size_t max_bytes, size_t max
   quarantine_max_blocks_ = max_blocks;
   while (!quarantine_.empty() &&
          (quarantine_.size() > quarantine_max_blocks_ || quarantine_bytes_ > quarantine_max_bytes_)) {
-    Block& oldest = blocks_[quarantine_.front()];
+    const size_t oldest_index = quarantine_.front();
+    Block& oldest = blocks_[oldest_index];
     quarantine_.pop_front();
     quarantine_bytes_ -= oldest.record.size;
     release_memory(oldest);
+    remember_release(oldest_index);
   }
 }
 
@@ -739,6 +755,7 @@ Error TrackingDeviceAllocator::reset() {
   quarantine_bytes_ = 0;
   blocks_.clear();
   freed_.clear();
+  released_.clear();
   misuse_.clear();
   failed_.clear();
   stats_.fill(DeviceAllocationStats{});

@@ -34,7 +34,10 @@
 // recorded. In AddressSanitizer builds quarantined blocks are also poisoned for ASan, so a host
 // kernel that dereferences a stale device pointer is reported by the sanitizer. A block that
 // left the quarantine stays known as freed (double frees and stale copies are still caught)
-// until this allocator hands out an overlapping address again. The destructor frees every
+// until this allocator hands out an overlapping address again, or until kRememberedReleases
+// more blocks have left the quarantine after it (so the lookup maps stay bounded however long
+// the allocator lives; past that window such a pointer reads as unknown, still misuse). The
+// destructor frees every
 // block it holds, live ones included (their records die with the allocator). The ledger grows
 // by one record per successful allocation until reset().
 //
@@ -159,6 +162,8 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   static constexpr uint8_t kFreedPattern = 0xDD;  // fills every quarantined block
   static constexpr size_t kDefaultQuarantineBytes = size_t{64} << 20;
   static constexpr size_t kDefaultQuarantineBlocks = 1024;
+  // How many released blocks (out of the quarantine) stay known as freed.
+  static constexpr size_t kRememberedReleases = 4096;
   // Larger alignments are InvalidArgument (a GPU allocator gives 256; this is generous).
   static constexpr size_t kMaxAlignment = size_t{1} << 24;
   // Default limit on one allocation's size, so that a corrupt size cannot exhaust the host.
@@ -302,6 +307,7 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   // Poisons a just-freed block and queues it, releasing the oldest beyond the limits.
   void quarantine(size_t block_index);
   void release_memory(Block& block);
+  void remember_release(size_t block_index);
   // Drops freed_ entries (of released blocks) that overlap a new block at [start, end).
   void forget_released_overlapping(uintptr_t start, uintptr_t end);
 
@@ -313,6 +319,7 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   std::map<uintptr_t, size_t> live_;         // start address -> index in blocks_
   std::map<uintptr_t, size_t> freed_;        // start address -> index (quarantined or released)
   std::deque<size_t> quarantine_;            // indices in blocks_, oldest first
+  std::deque<size_t> released_;              // released blocks still in freed_, oldest first
   size_t quarantine_bytes_ = 0;
   std::vector<MisuseRecord> misuse_;
   std::vector<FailedAllocation> failed_;

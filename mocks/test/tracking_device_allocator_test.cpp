@@ -1008,3 +1008,27 @@ TEST(TrackingDeviceAllocatorTest, DestructorFreesLeakedAndQuarantinedBlocks) {
 
 }  // namespace
 }  // namespace devplan
+
+namespace devplan {
+namespace {
+
+// Released blocks are remembered in a bounded window: a long-lived allocator's lookup maps do
+// not grow with its history, and a double free inside the window is still a double free.
+TEST(TrackingDeviceAllocatorWindowTest, ReleasedBlocksAreRememberedInABoundedWindow) {
+  TrackingDeviceAllocator a;
+  a.set_quarantine_limits(0, 0);  // every free releases at once
+  void* first = *a.allocate(16, 0);
+  a.deallocate(first, 0);
+  void* recent = nullptr;
+  for (size_t i = 0; i < TrackingDeviceAllocator::kRememberedReleases + 8; ++i) {
+    recent = *a.allocate(16, 0);
+    a.deallocate(recent, 0);
+  }
+  a.deallocate(recent, 0);  // inside the window: a double free
+  ASSERT_EQ(a.misuse().size(), 1u);
+  EXPECT_EQ(a.misuse()[0].kind, MisuseKind::DoubleFree);
+  EXPECT_FALSE(a.has_leaks());
+}
+
+}  // namespace
+}  // namespace devplan

@@ -44,26 +44,26 @@ int64_t default_search_iterations(size_t num_items) {
 }
 
 uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t alignment) {
-  int32_t steps = 0;
-  for (const PlanItem& it : items) {
-    if (it.first >= 0 && it.last >= it.first) steps = std::max(steps, it.last + 1);
-  }
-  // Saturating difference array over steps.
-  std::vector<uint64_t> add(static_cast<size_t>(steps) + 1, 0), sub(static_cast<size_t>(steps) + 1, 0);
-  auto sat_add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+  // A sweep over lifetime ends (no array indexed by step, so any step values are fine):
+  // +size at first, -size after last; removals before additions at the same position.
+  std::vector<std::pair<std::pair<int64_t, int>, uint64_t>> ev;
+  ev.reserve(items.size() * 2);
   for (const PlanItem& it : items) {
     if (it.first < 0 || it.last < it.first) continue;
     uint64_t size = UINT64_MAX;
     if (!align_up(it.size, alignment, &size)) size = UINT64_MAX;
-    add[it.first] = sat_add(add[it.first], size);
-    sub[it.last + 1] = sat_add(sub[it.last + 1], size);
+    ev.push_back({{it.first, 1}, size});
+    ev.push_back({{static_cast<int64_t>(it.last) + 1, 0}, size});
   }
-  // live = sum(add[0..s]) - sum(sub[0..s]); computed with wide arithmetic to survive saturation.
-  unsigned __int128 plus = 0, minus = 0, best = 0;
-  for (int32_t s = 0; s < steps; ++s) {
-    plus += add[s];
-    minus += sub[s];
-    best = std::max(best, plus - minus);
+  std::sort(ev.begin(), ev.end());
+  unsigned __int128 live = 0, best = 0;
+  for (const auto& [key, size] : ev) {
+    if (key.second == 1) {
+      live += size;
+      best = std::max(best, live);
+    } else {
+      live -= size;
+    }
   }
   return best > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(best);
 }
@@ -281,6 +281,19 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
     firsts.push_back(items[i].first);
     lasts.push_back(items[i].last);
     compact_items.push_back(PlanItem{aligned[i], items[i].first, items[i].last});
+  }
+  // Steps renumbered densely (order kept, so overlaps are too): the engine's step index stays
+  // proportional to the item count whatever step values the caller uses.
+  {
+    std::vector<int32_t> points(firsts);
+    points.insert(points.end(), lasts.begin(), lasts.end());
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    auto rank = [&](int32_t step) {
+      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) - points.begin());
+    };
+    for (int32_t& f : firsts) f = rank(f);
+    for (int32_t& l : lasts) l = rank(l);
   }
   Problem problem(std::move(sizes), std::move(firsts), std::move(lasts));
   auto to_plan = [&](const std::vector<uint64_t>& offsets, uint64_t total, PlannerAlgorithm a) {

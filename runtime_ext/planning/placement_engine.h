@@ -33,7 +33,8 @@ class PlacementEngine {
   static constexpr uint64_t kAborted = UINT64_MAX;
 
   // All three vectors have one entry per item; lifetimes are valid (0 <= first <= last) and
-  // sizes are non-zero and already aligned. The sum of sizes must fit in uint64 (the planner
+  // sizes are non-zero and already aligned. Memory grows with the largest step, so steps
+  // should be dense (plan_offsets renumbers them). The sum of sizes must fit in uint64 (the planner
   // checks), so no offset + size computed here overflows.
   PlacementEngine(std::vector<uint64_t> sizes, std::vector<int32_t> firsts,
                   std::vector<int32_t> lasts);

@@ -127,6 +127,21 @@ TEST(OffsetPlannerTest, RejectsBadInput) {
   EXPECT_EQ(plan.code(), ErrorCode::OutOfResources);
 }
 
+TEST(OffsetPlannerTest, SparseHugeStepNumbersAreFine) {
+  const int32_t kMax = INT32_MAX;
+  std::vector<PlanItem> items = {
+      {16, 0, kMax}, {16, 1000000000, kMax}, {32, 5, 999999999}, {16, kMax, kMax}};
+  EXPECT_EQ(live_bytes_lower_bound(items, 16), 48u);
+  for (PlannerAlgorithm a : all_planner_algorithms()) {
+    Result<OffsetPlan> plan = plan_offsets(items, a);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_TRUE(verify_offsets(items, plan->offsets, plan->size, 16).empty());
+    if (a != PlannerAlgorithm::Naive) {
+      EXPECT_EQ(plan->size, 48u) << planner_algorithm_name(a);
+    }
+  }
+}
+
 TEST(OffsetPlannerTest, AlignmentRoundsSizesAndOffsets) {
   OffsetPlannerOptions opts;
   opts.alignment = 64;
