@@ -1,10 +1,6 @@
 // Properties of the memory planner (runtime_ext/planning) over graphs from its own seeded
 // generator (graph_gen.h: chains, fan-out, residuals, U-Nets, attention, random DAGs, with
 // delegates on random devices), and of the offset planners over arbitrary items.
-//
-// This file includes only planning headers: runtime_ext/planning/graph.h and
-// runtime_ext/program/method_builder.h both define devplan::TensorSpec, so this binary keeps
-// clear of the program writer.
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -105,7 +101,7 @@ uint64_t lower_bound_of(const MethodMemoryPlan& plan, size_t b) {
 std::string plan_bytes(const MethodMemoryPlan& plan) {
   std::ostringstream os;
   os << plan.method() << "|" << plan.alignment << "|" << plan.num_h2d_copies << "|" << plan.num_d2h_copies << "\n";
-  for (const TensorSpec& t : plan.graph.tensors) {
+  for (const GraphTensor& t : plan.graph.tensors) {
     os << t.id << ":" << static_cast<int>(t.dtype) << ":" << t.nbytes << ";";
   }
   os << "\n";

@@ -6,12 +6,13 @@
 #   BUILD_DIR=build-rel scripts/valgrind.sh
 #   JOBS=2 scripts/valgrind.sh             # binaries run in parallel (default: number of cores)
 #   NO_BUILD=1 scripts/valgrind.sh         # use the binaries as they are
+#   LOG_DIR=/tmp/vg scripts/valgrind.sh    # where the logs go (default $BUILD_DIR/valgrind)
 #
 # The binaries are the ones ctest lists under the label `unit` (each binary runs once, whole,
 # not once per test). Left out, because they provoke AddressSanitizer on purpose or need it:
 # death tests (*DeathTest*). fixtures_test starts leak_checked_test_probe as a child process;
 # the child runs outside valgrind (no --trace-children), which is what that test needs.
-# Logs: $BUILD_DIR/valgrind/<binary>.log.
+# Logs: $LOG_DIR/<binary>.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,7 +47,7 @@ for test in json.load(sys.stdin).get("tests", []):
 print("\n".join(seen))' "$build/bin")
 [ ${#binaries[@]} -gt 0 ] || { echo "valgrind.sh: no unit tests found in $build" >&2; exit 1; }
 
-logs=$build/valgrind
+logs=${LOG_DIR:-$build/valgrind}
 mkdir -p "$logs"
 run_one() {
   local bin=$1 logs=$2 name

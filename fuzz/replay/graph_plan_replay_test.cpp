@@ -42,7 +42,7 @@ TEST(GraphPlanReplayTest, AValidGraphIsReadAndPlannedByEveryAlgorithm) {
 }
 
 TEST(GraphPlanReplayTest, BadJsonAndInvalidGraphsAreCleanErrors) {
-  for (const std::string text :
+  for (const std::string& text :
        {std::string(""), std::string("{"), std::string("[]"), std::string("{\"tensors\": 1}"),
         std::string("{\"tensors\": [{\"id\": \"x\", \"dtype\": \"float32\", \"shape\": [-1]}]}"),
         std::string("{\"tensors\": [], \"outputs\": [\"nope\"]}")}) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <runtime_ext/module/module.h>
 #include <fuzz/replay/corpus_files.h>
 #include <runtime_ext/program/program.h>
 
@@ -95,6 +96,22 @@ TEST(ProgramLoadReplayTest, CommittedCorpusReplaysCleanly) {
     if (outcome.program_loaded) ++loaded;
   }
   EXPECT_GE(loaded, all_fixture_programs().size() + 2);
+}
+
+// Regression inputs whose fix is visible without a sanitizer: the exact error each now gets.
+TEST(ProgramLoadReplayTest, MisalignedPlannedTensorIsInvalidProgram) {
+  // add.pte with value 1 ("b") planned at offset 15: kernels read floats there (UBSan:
+  // misaligned load in aten::add.out). Found by fuzz_program_load.
+  const std::vector<uint8_t> bytes = read_bytes(
+      corpus_dir() / "regressions" / "program_load" / "misaligned_planned_float_tensor.pte");
+  ASSERT_EQ(bytes.size(), 728u);
+  Module module(bytes);
+  Error e = module.load_method("forward");
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(),
+            "method 'forward': value 1: float32 tensor planned at offset 15 of buffer 0 is not "
+            "aligned to its element size 4");
+  EXPECT_FALSE(module.is_method_loaded("forward"));
 }
 
 TEST(ProgramLoadReplayTest, RegressionInputsReplayCleanly) {

@@ -29,6 +29,11 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
     points.emplace_back(i + 1, bytes);
     peak = std::max(peak, bytes);
   }
+  // Each line runs to the last event, and the top leaves a little room above the peak.
+  for (auto& [device, points] : series) {
+    if (points.back().first != events.size()) points.emplace_back(events.size(), points.back().second);
+  }
+  peak += peak / 10 + 1;
   const double n = std::max<size_t>(1, events.size());
   auto x_of = [&](size_t i) { return kLeft + kWidth * static_cast<double>(i) / n; };
   auto y_of = [&](uint64_t b) {

@@ -1,5 +1,6 @@
 #include <runtime_ext/executor/method.h>
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -7,6 +8,23 @@ namespace devplan {
 namespace {
 
 std::string value_name(size_t index) { return "value " + std::to_string(index); }
+
+// Kernels read a tensor as an array of its element type, so its address must be a multiple of
+// the element size (a misaligned typed read is undefined behaviour). InvalidProgram otherwise.
+Error check_tensor_alignment(size_t index, const TensorInfo& info, const void* data) {
+  const size_t elem = element_size(info.dtype);
+  if (info.nbytes == 0 || elem <= 1 || reinterpret_cast<uintptr_t>(data) % elem == 0) {
+    return Error::success();
+  }
+  const std::string where =
+      info.storage == TensorStorage::Constant
+          ? "constant data"
+          : "planned at offset " + std::to_string(info.offset) + " of buffer " +
+                std::to_string(info.buffer_index);
+  return Error(ErrorCode::InvalidProgram,
+               value_name(index) + ": " + scalar_type_name(info.dtype) + " tensor " + where +
+                   " is not aligned to its element size " + std::to_string(elem));
+}
 
 }  // namespace
 
@@ -95,7 +113,7 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
       }
       // Constants are read-only program bytes; kernels only write their out tensors.
       out->data = const_cast<uint8_t*>(info.data.data());
-      return Error::success();
+      return check_tensor_alignment(index, info, out->data);
     case TensorStorage::RuntimeBound: {
       if (!info.device.is_cpu()) {
         return Error(ErrorCode::NotSupported,
@@ -141,6 +159,7 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
     return Error(ErrorCode::InvalidProgram, value_name(index) + ": " + address.error().message());
   }
   out->data = *address;
+  DEVPLAN_RETURN_IF_ERROR(check_tensor_alignment(index, info, out->data));
   if (info.storage != TensorStorage::PlannedWithInitial || info.nbytes == 0) {
     return Error::success();
   }
