@@ -2,14 +2,10 @@
 
 #include <chrono>
 
+#include <runtime_ext/planning/split_mix64.h>
+
 namespace devplan::harness {
 namespace {
-
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 std::optional<FuzzFinding> run_draft(const ProgramDraft& draft, uint64_t seed,
                                      const FuzzCaseOptions& checks) {
@@ -41,7 +37,8 @@ size_t shrink_list(std::vector<T>& items, ProgramDraft& draft, uint64_t seed,
 }  // namespace
 
 uint64_t case_seed(uint64_t seed, uint64_t k) {
-  return mix(mix(seed + 0x9e3779b97f4a7c15ull) ^ (k * 0xd1b54a32d192ed03ull + 1));
+  // Two SplitMix64 steps: the campaign's stream, then case k's position in it.
+  return SplitMix64(SplitMix64(seed).next() ^ (k * 0xd1b54a32d192ed03ull + 1)).next();
 }
 
 CampaignFailure minimise_failure(const ProgramDraft& original, uint64_t case_index, uint64_t seed,

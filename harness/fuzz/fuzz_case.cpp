@@ -9,25 +9,10 @@
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
+#include <runtime_ext/planning/split_mix64.h>
 
 namespace devplan::harness {
 namespace {
-
-// SplitMix64: the case's random choices.
-class CaseRng {
- public:
-  explicit CaseRng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  size_t below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(next() % n); }
-
- private:
-  uint64_t state_;
-};
 
 // The simulated devices one Module runs against.
 struct SimulatedDevices {
@@ -140,7 +125,7 @@ std::optional<FuzzFinding> check_leaks(const TrackingDeviceAllocator& tracking, 
 }
 
 std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s, const std::shared_ptr<const Program>& program,
-                                           CaseRng& rng, const FuzzCaseOptions& options,
+                                           SplitMix64& rng, const FuzzCaseOptions& options,
                                            size_t* device_allocations) {
   SimulatedDevices devices(options.unload_bug);
   std::vector<size_t> order(s.methods.size());
@@ -167,7 +152,7 @@ std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s, const std::
 }
 
 std::optional<FuzzFinding> check_fault(const ProgramScenario& s, const std::shared_ptr<const Program>& program,
-                                       size_t device_allocations, CaseRng& rng) {
+                                       size_t device_allocations, SplitMix64& rng) {
   if (device_allocations == 0) return std::nullopt;
   const uint64_t k = rng.below(device_allocations) + 1;
   SimulatedDevices devices(UnloadBug::None);
@@ -207,7 +192,7 @@ std::optional<FuzzFinding> check_fault(const ProgramScenario& s, const std::shar
   return check_leaks(devices.tracking, "fault");
 }
 
-std::optional<FuzzFinding> check_corruption(const ProgramScenario& s, CaseRng& rng) {
+std::optional<FuzzFinding> check_corruption(const ProgramScenario& s, SplitMix64& rng) {
   const std::vector<CorruptionKind> kinds = all_corruption_kinds();
   Corruption c;
   c.kind = kinds[rng.below(kinds.size())];
@@ -235,7 +220,7 @@ std::optional<FuzzFinding> check_corruption(const ProgramScenario& s, CaseRng& r
 
 std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64_t case_seed,
                                          const FuzzCaseOptions& options) {
-  CaseRng rng(case_seed);
+  SplitMix64 rng(case_seed);  // the case's random choices
   const std::vector<uint8_t> bytes = build_program(scenario);
   Result<Program> loaded = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
   if (!loaded.ok()) return finding("round-trip", loaded.error().to_string());

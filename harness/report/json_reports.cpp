@@ -40,15 +40,13 @@ void write_strings(JsonWriter& w, const std::vector<std::string>& items) {
   w.end_array();
 }
 
-void write_allocation(JsonWriter& w, const AllocationRecord& a) {
-  w.begin_object();
+// The fields every ledger entry has: seq, device, size, alignment, owner.
+void write_allocation_fields(JsonWriter& w, const AllocationRecord& a) {
   w.key("seq").value(a.seq);
   w.key("device").value(a.device.to_string());
   w.key("size").value(static_cast<uint64_t>(a.size));
   w.key("alignment").value(static_cast<uint64_t>(a.alignment));
   w.key("owner").value(a.owner);
-  w.key("freed").value(!a.live);
-  w.end_object();
 }
 
 }  // namespace
@@ -124,7 +122,12 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
   }
   w.end_array();
   w.key("allocations").begin_array();
-  for (const AllocationRecord& a : r.allocations) write_allocation(w, a);
+  for (const AllocationRecord& a : r.allocations) {
+    w.begin_object();
+    write_allocation_fields(w, a);
+    w.key("freed").value(!a.live);
+    w.end_object();
+  }
   w.end_array();
   w.key("failed_allocations").begin_array();
   for (const FailedAllocation& f : r.failed_allocations) {
@@ -143,11 +146,7 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
   for (size_t i = 0; i < r.leaks.size(); ++i) {
     const AllocationRecord& a = r.leaks[i];
     w.begin_object();
-    w.key("seq").value(a.seq);
-    w.key("device").value(a.device.to_string());
-    w.key("size").value(static_cast<uint64_t>(a.size));
-    w.key("alignment").value(static_cast<uint64_t>(a.alignment));
-    w.key("owner").value(a.owner);
+    write_allocation_fields(w, a);
     w.key("report").value(i < r.leak_lines.size() ? r.leak_lines[i] : format_allocation(a));
     w.end_object();
   }
