@@ -8,11 +8,15 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <runtime_ext/module/module.h>
 #include <runtime_ext/planning/graph_gen.h>
 #include <runtime_ext/planning/memory_plan.h>
 #include <runtime_ext/planning/plan_verifier.h>
+#include <runtime_ext/planning/program_emitter.h>
+#include <runtime_ext/program/program.h>
 
 #include "property.h"
+#include "simulated_devices.h"
 
 namespace devplan {
 
@@ -225,15 +229,67 @@ DEVPLAN_PROP(Planner, BestNoLargerThanGreedyNoLargerThanNaive, ()) {
   RC_ASSERT(greedy.total_bytes() <= naive.total_bytes());
 }
 
+std::vector<uint8_t> emit_or_fail(const MethodMemoryPlan& plan) {
+  Result<std::vector<uint8_t>> bytes = emit_program({plan});
+  if (!bytes.ok()) RC_FAIL("emit_program: " + bytes.error().to_string());
+  return std::move(bytes).value();
+}
+
 // The same graph planned twice, or generated again from the same options and planned, gives
-// identical bytes.
+// an identical plan and identical program bytes.
 DEVPLAN_PROP(Planner, SameGraphTwiceGivesIdenticalBytes, ()) {
   const PlannerCase c = *gen_planner_case();
   const PlannerAlgorithm algorithm = *rc::gen::elementOf(all_planner_algorithms());
   const Graph graph = generate_graph(c.graph);
-  const std::string first = plan_bytes(plan_or_fail(graph, c, algorithm));
-  RC_ASSERT(plan_bytes(plan_or_fail(graph, c, algorithm)) == first);
-  RC_ASSERT(plan_bytes(plan_or_fail(generate_graph(c.graph), c, algorithm)) == first);
+  const MethodMemoryPlan plan = plan_or_fail(graph, c, algorithm);
+  const std::string first = plan_bytes(plan);
+  const std::vector<uint8_t> program = emit_or_fail(plan);
+  const MethodMemoryPlan again = plan_or_fail(graph, c, algorithm);
+  RC_ASSERT(plan_bytes(again) == first);
+  RC_ASSERT(emit_or_fail(again) == program);
+  const MethodMemoryPlan regenerated = plan_or_fail(generate_graph(c.graph), c, algorithm);
+  RC_ASSERT(plan_bytes(regenerated) == first);
+  RC_ASSERT(emit_or_fail(regenerated) == program);
+}
+
+// An emitted plan reads back with the planned buffer sizes and devices, its tensors where the
+// plan put them, and load_method allocates exactly the plan's non-CPU, non-empty buffers.
+DEVPLAN_PROP(Planner, EmittedProgramLoadsWithThePlannedBuffers, ()) {
+  const PlannerCase c = *gen_planner_case();
+  const MethodMemoryPlan plan = plan_or_fail(generate_graph(c.graph), c, PlannerAlgorithm::Best);
+  const std::vector<uint8_t> bytes = emit_or_fail(plan);
+  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+  RC_ASSERT(program.ok());
+  Result<MethodMeta> meta = program->method_meta(plan.method());
+  RC_ASSERT(meta.ok());
+  RC_ASSERT(meta->num_memory_planned_buffers() == plan.buffers.size());
+  std::multiset<AllocationKey> expected;
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    RC_ASSERT(meta->memory_planned_buffer_size(b).value() == static_cast<int64_t>(plan.buffers[b].size));
+    RC_ASSERT(meta->memory_planned_buffer_device(b).value() == plan.buffers[b].device);
+    if (!plan.buffers[b].device.is_cpu() && plan.buffers[b].size > 0) {
+      expected.emplace(plan.method() + "/buffer " + std::to_string(b), plan.buffers[b].device.to_string(),
+                       plan.buffers[b].size);
+    }
+  }
+  // Every planned tensor of the program sits where the plan put it.
+  std::multiset<std::tuple<uint32_t, uint64_t, uint64_t, std::string>> planned, read;
+  for (const PlannedTensor& t : plan.tensors) {
+    if (t.planned) planned.emplace(t.buffer_index, t.offset, t.nbytes, t.device.to_string());
+  }
+  for (const ValueInfo& v : meta->plan().values) {
+    if (v.tag == ValueTag::Tensor && v.tensor.is_planned()) {
+      read.emplace(v.tensor.buffer_index, v.tensor.offset, v.tensor.nbytes, v.tensor.device.to_string());
+    }
+  }
+  RC_ASSERT(read == planned);
+  SimulatedDevices dev;
+  Module module(bytes);
+  RC_ASSERT(module.load_method(plan.method()).ok());
+  RC_ASSERT(live_allocations(dev.cuda) == expected);
+  RC_ASSERT(module.unload_method(plan.method()).ok());
+  RC_ASSERT(dev.cuda.live_count() == 0u);
+  RC_ASSERT(!dev.cuda.has_misuse());
 }
 
 rc::Gen<PlanItem> gen_item() {

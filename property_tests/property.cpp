@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -16,6 +17,15 @@ std::string binary_path() {
 }
 
 }  // namespace
+
+rc::detail::TestParams property_params() {
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  const char* env = std::getenv("RC_PARAMS");
+  if (env == nullptr || std::string(env).find("max_success") == std::string::npos) {
+    params.maxSuccess = kDefaultPropertyCases;
+  }
+  return params;
+}
 
 std::string replay_command(const std::string& rc_params, const std::string& suite,
                            const std::string& name) {

@@ -12,7 +12,9 @@
 //     RC_PARAMS="reproduce=BAhYS..." /path/to/build/bin/property_tests --gtest_filter=Placement.OneAllocationPerDeviceBuffer
 //
 // (the binary's absolute path, from /proc/self/exe). The number of cases and the seed come
-// from RapidCheck's own environment variable, e.g. RC_PARAMS="max_success=2000 seed=42".
+// from RapidCheck's own environment variable, e.g. RC_PARAMS="max_success=2000 seed=42";
+// without max_success there, a property runs kDefaultPropertyCases cases (RapidCheck's own
+// default is 100).
 #pragma once
 
 #include <string>
@@ -30,6 +32,12 @@ std::string replay_command(const std::string& rc_params, const std::string& suit
 // The RC_PARAMS value that reproduces `failure` of the property with RapidCheck id `id`.
 std::string reproduce_params(const std::string& id, const rc::detail::FailureResult& failure);
 
+constexpr int kDefaultPropertyCases = 300;
+
+// RapidCheck's parameters (from RC_PARAMS), with max_success = kDefaultPropertyCases unless
+// RC_PARAMS sets it.
+rc::detail::TestParams property_params();
+
 // Reports a finished property to GoogleTest: nothing (or the distribution) on success, a
 // failure with RapidCheck's message and the replay command otherwise.
 void report_property_result(const rc::detail::TestResult& result);
@@ -40,7 +48,8 @@ void check_property(Testable&& testable) {
   rc::detail::TestMetadata metadata;
   metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
   metadata.description = info->name();
-  report_property_result(rc::detail::checkTestable(std::forward<Testable>(testable), metadata));
+  report_property_result(
+      rc::detail::checkTestable(std::forward<Testable>(testable), metadata, property_params()));
 }
 
 }  // namespace devplan::testing

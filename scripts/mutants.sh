@@ -71,6 +71,11 @@ build_tree() {  # keeps going past errors; returns non-zero when anything failed
   cmake --build "$build" -j "$jobs" -- -k >"$work/build.log" 2>&1
 }
 
+# The make targets that failed in the last build, one per line.
+failed_targets() {
+  sed -n 's/.*\*\*\* \[\(.*\)\] Error [0-9]*$/\1/p' "$work/build.log" | sort -u
+}
+
 # Runs the tests of label $1 (minus the baseline failures); prints the names that failed.
 run_label() {
   local label=$1
@@ -88,9 +93,12 @@ run_label() {
 echo "mutants.sh: scratch tree $src, build $build, RC_PARAMS=\"$RC_PARAMS\""
 start=$(now)
 configure || { echo "mutants.sh: configuring the scratch tree failed (see $work/configure.log)" >&2; exit 2; }
+baseline_broken=""
 if ! build_tree; then
-  echo "mutants.sh: warning: parts of the unmutated tree do not build (see $work/build.log);" \
-       "their tests fail in the baseline and are left out" >&2
+  baseline_broken=$(failed_targets)
+  cp "$work/build.log" "$work/build-baseline.log"
+  echo "mutants.sh: warning: parts of the unmutated tree do not build (see" \
+       "$work/build-baseline.log); their tests fail in the baseline and are left out" >&2
 fi
 exclude=""
 baseline_failures=$( (run_label property; run_label unit) | sort -u)
@@ -117,7 +125,8 @@ for p in "${patches[@]}"; do
     broken=$((broken + 1))
     continue
   fi
-  if ! build_tree; then
+  # A mutant is broken when it fails to build something the unmutated tree builds.
+  if ! build_tree && [ -n "$(comm -13 <(echo "$baseline_broken") <(failed_targets))" ]; then
     echo "   mutant does not build (see $work/build.log)"
     sed -n '/error:/{p;q}' "$work/build.log" | sed 's/^/   /'
     restore "$p"

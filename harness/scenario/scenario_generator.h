@@ -16,8 +16,8 @@
 //   ProgramScenario s = generate_program_scenario(42, options);   // same seed, same scenario
 //   std::vector<uint8_t> bytes = build_program(s);                // scenario_program.h
 //
-// Costs: generating and resolving one scenario with the default options takes a few
-// microseconds (well over 2,000 scenarios per second per core, building included).
+// Costs, default options, one core (RelWithDebInfo): about 35,000 scenarios per second
+// generated and resolved, about 14,000 per second with build_program as well.
 #pragma once
 
 #include <array>

@@ -23,12 +23,14 @@ struct ProgramContext {
   std::vector<Span<const uint8_t>> segments;
 };
 
-// True when the elements of `v` (absent counts as aligned) sit at an address aligned for T.
-// The flatbuffer verifier checks only a vector's 4-byte length prefix, so a corrupt file can
-// hold a misaligned vector of 8-byte elements; readers reject those instead of reading them.
+// True when the elements of `v` (absent or empty counts as aligned) sit at an address aligned
+// for T. The flatbuffer verifier checks only a vector's 4-byte length prefix, so a corrupt file
+// can hold a misaligned vector of 8-byte elements; readers reject those instead of reading
+// them. An empty vector has nothing to read, and flatbuffers writers do not align it.
 template <typename T>
 bool elements_aligned(const flatbuffers::Vector<T>* v) {
-  return v == nullptr || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+  return v == nullptr || v->size() == 0 ||
+         reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
 }
 
 // "method 'forward'", or "method 2" when the plan has no name.

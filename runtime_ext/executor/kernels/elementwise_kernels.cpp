@@ -86,11 +86,18 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
                                value_tag_name(args[2]->tag));
     }
     const bool integral = out.dtype == ScalarType::Int || out.dtype == ScalarType::Long;
-    if (integral && alpha != std::floor(alpha)) {
+    // A Double alpha for integer tensors must be a whole number in int64's range (a cast
+    // outside it is undefined); an Int alpha is taken exactly.
+    if (integral && !args[2]->is_int() &&
+        (alpha != std::floor(alpha) ||
+         !(alpha >= -9223372036854775808.0 && alpha < 9223372036854775808.0))) {
       return ctx.arg_error(ErrorCode::InvalidArgument, 2,
                            "alpha must be integral for integer tensors");
     }
   }
+  // Integer tensors take an Int alpha exactly (a double cannot hold every int64).
+  const int64_t int_alpha =
+      kIsAdd && args[2]->is_int() ? args[2]->int_value : static_cast<int64_t>(kIsAdd ? alpha : 1.0);
   switch (out.dtype) {
     case ScalarType::Float:
       kIsAdd ? apply<float>(a, b, out, [&](float x, float y) { return x + static_cast<float>(alpha) * y; })
@@ -101,7 +108,7 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
              : apply<double>(a, b, out, [](double x, double y) { return x * y; });
       break;
     case ScalarType::Int: {
-      const int64_t k = static_cast<int64_t>(alpha);
+      const int64_t k = int_alpha;
       // Unsigned arithmetic: wrap-around instead of undefined overflow.
       kIsAdd ? apply<int32_t>(a, b, out, [&](int32_t x, int32_t y) {
                  return static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(k) * static_cast<uint32_t>(y)); })
@@ -110,7 +117,7 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
       break;
     }
     default: {
-      const int64_t k = static_cast<int64_t>(alpha);
+      const int64_t k = int_alpha;
       kIsAdd ? apply<int64_t>(a, b, out, [&](int64_t x, int64_t y) {
                  return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(k) * static_cast<uint64_t>(y)); })
              : apply<int64_t>(a, b, out, [](int64_t x, int64_t y) {

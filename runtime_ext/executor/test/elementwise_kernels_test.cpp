@@ -134,3 +134,26 @@ TEST_F(ElementwiseKernelsTest, ZeroElementTensorsAreFine) {
 
 }  // namespace
 }  // namespace devplan
+
+namespace devplan {
+namespace {
+
+TEST(ElementwiseAlphaTest, IntegerAlphaIsExactAndHugeDoubleAlphaIsRefused) {
+  std::vector<int32_t> indices = {0, 1, 2, 3, 3};
+  KernelContext ctx;
+  ctx.op_name = "aten::add.out";
+  ctx.value_indices = Span<const int32_t>(indices.data(), indices.size());
+  testing::HostTensor<int64_t> a({1}, {1}), b({1}, {1}), out({1}, {0});
+  EValue alpha = EValue::from_int(INT64_MAX);
+  EValue* args[] = {&a.value, &b.value, &alpha, &out.value, &out.value};
+  ASSERT_TRUE(add_out_kernel(ctx, Span<EValue*>(args, 5)).ok());
+  EXPECT_EQ(out.data[0], INT64_MIN);  // 1 + INT64_MAX wraps
+  EValue huge = EValue::from_double(1e30);
+  args[2] = &huge;
+  Error e = add_out_kernel(ctx, Span<EValue*>(args, 5));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "aten::add.out: value 2: alpha must be integral for integer tensors");
+}
+
+}  // namespace
+}  // namespace devplan

@@ -915,6 +915,9 @@ TEST(AlignmentValidationTest, MisalignedEightByteVectorsAreRejected) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
   m.add_buffer(32);
+  // Entry 0 (reserved, ignored) is 1 so that the vector shifted by 4 bytes below reads a
+  // length of 1, not an empty vector (which is accepted wherever it sits).
+  m.set_raw_buffer_sizes({1, 32});
   m.add_int_list({1, 2});
   std::vector<uint8_t> bytes = builder.build();
   ASSERT_TRUE(Program::load_from_bytes(bytes).ok());
@@ -938,6 +941,19 @@ TEST(AlignmentValidationTest, MisalignedEightByteVectorsAreRejected) {
     EXPECT_EQ(program->method_status("forward").message(),
               "method 'forward': non_const_buffer_sizes is misaligned");
   }
+}
+
+TEST(AlignmentValidationTest, EmptyEightByteVectorsAreAcceptedWhereverTheySit) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_int_list({});
+  m.add_double_list({});
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  ASSERT_TRUE(program->method_status("forward").ok()) << program->method_status("forward");
+  Result<const MethodPlan*> plan = program->method_plan("forward");
+  EXPECT_TRUE((*plan)->values[0].int_list.empty());
+  EXPECT_TRUE((*plan)->values[1].double_list.empty());
 }
 
 }  // namespace
