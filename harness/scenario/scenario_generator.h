@@ -89,8 +89,9 @@ struct ProgramDraft {
 // validate_program_scenario refuses becomes cpu:0. Tensors: a type with an unknown dtype is
 // float32 and negative dimensions are 0; a tensor that fits in no buffer, or whose draft has no
 // type, is dropped. TensorList items are taken modulo the tensors (dropped when there are
-// none). An empty IntList or DoubleList becomes [0] (a workaround: the reader rejects the
-// unaligned empty vectors flatbuffers writes). Instructions pick, from choices c0..c3:
+// none). An empty IntList or DoubleList becomes [0] (kept so that pinned scenarios stay the
+// same; empty numeric lists are covered by the reader's own tests). Instructions pick, from
+// choices c0..c3:
 //   add/mul   a = c0-th host tensor of a kernel dtype; b, out = c1-th, c2-th host tensors of
 //             a's type; add's alpha = c3-th among the Int values (and Double values when the
 //             dtype is floating)
