@@ -5,7 +5,7 @@ set -euo pipefail
 
 required=(cmake g++ clang libgtest-dev libgmock-dev librapidcheck-dev libflatbuffers-dev
           flatbuffers-compiler libbenchmark-dev)
-optional=(ccache)
+optional=(ccache valgrind)
 
 is_installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
