@@ -1,34 +1,16 @@
 #include <harness/report/json_writer.h>
 
 #include <cmath>
-#include <cstdio>
 
 #include <harness/commands/tensor_values.h>
+#include <harness/json/json_writer.h>
 
 namespace devplan::harness {
 
 std::string json_quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  append_json_string(s, &out);  // the JSON library's escaping (invalid UTF-8 becomes U+FFFD)
+  return out;
 }
 
 void JsonWriter::before_value() {
