@@ -18,17 +18,24 @@
 #include <atomic>
 #include <cstdint>
 
+#include <runtime_ext/core/device_allocator.h>
 #include <runtime_ext/executor/backend.h>
+#include <runtime_ext/executor/tensor.h>
 
 namespace devplan {
 
 class SimulatedDeviceBackend : public Backend {
  public:
-  enum class Op : uint8_t { Add, Mul };
+  // FromProcessed: the op is the delegate's processed bytes, "add" or "mul" (the backend
+  // registered as kDevplanBackendId, the one our exporter partitioner targets).
+  enum class Op : uint8_t { Add, Mul, FromProcessed };
 
   // The backend ids the fixture programs use for each op.
   static constexpr const char* kAddBackendId = "DeviceAddBackend";
   static constexpr const char* kMulBackendId = "DeviceMulBackend";
+  // The id both engines give the device backend of exported programs
+  // (scripts/export_executorch_fixtures.py); ExecuTorch's side is ExecutorchDeviceBackend.
+  static constexpr const char* kDevplanBackendId = "DevplanDeviceBackend";
 
   explicit SimulatedDeviceBackend(Op op = Op::Add) : op_(op) {}
 
@@ -42,5 +49,19 @@ class SimulatedDeviceBackend : public Backend {
   Op op_;
   std::atomic<uint64_t> executions_{0};
 };
+
+// The op named by a delegate's processed bytes ("add" or "mul"); InvalidProgram naming
+// `delegate` otherwise.
+Result<SimulatedDeviceBackend::Op> elementwise_op_from_processed(Span<const uint8_t> processed,
+                                                                 const std::string& delegate);
+
+// The work of one delegate call, shared by both engines' device backends: checks that a, b and
+// out are on one non-CPU device, stages a and b to the host through `allocator`'s copies,
+// computes `op` (Add or Mul, broadcasting a and b to out) with the host kernel and copies out
+// back. `name`, `arg_names` and `value_indices` (one per tensor, or empty) label the errors.
+Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string& name,
+                                DeviceAllocator* allocator, const Tensor* const tensors[3],
+                                const std::string arg_names[3],
+                                Span<const int32_t> value_indices = Span<const int32_t>());
 
 }  // namespace devplan

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever the build and the tests need and is not yet
-# present. Idempotent and quiet when everything is already installed.
+# present, and ExecuTorch's C++ runtime (the `executorch` 1.5.1 wheel from PyPI, without its
+# Python dependencies) into .deps/executorch, which git ignores. Idempotent and quiet when
+# everything is already installed. DEVPLAN_SKIP_EXECUTORCH=1 leaves the wheel out (the build then
+# skips the ExecuTorch engine's tests, saying why).
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+executorch_version=1.5.1
+executorch_dir="$root/.deps/executorch"
 
 required=(cmake g++ clang libgtest-dev libgmock-dev librapidcheck-dev libflatbuffers-dev
           flatbuffers-compiler libbenchmark-dev)
@@ -20,12 +26,38 @@ for pkg in "${optional[@]}"; do
   is_installed "$pkg" || missing_optional+=("$pkg")
 done
 
-[ ${#missing[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ] && exit 0
+install_executorch() {
+  [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" = 1 ] && return 0
+  local marker="$executorch_dir/executorch-$executorch_version.dist-info"
+  [ -d "$marker" ] && [ -f "$executorch_dir/executorch/lib/libexecutorch.so" ] && return 0
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "bootstrap: python3 -m pip is missing; installing python3-pip" >&2
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  fi
+  echo "bootstrap: installing executorch==$executorch_version (--no-deps) into $executorch_dir" >&2
+  local staging="$executorch_dir.partial"
+  rm -rf "$staging"
+  local pip_args=(install --quiet --disable-pip-version-check --no-deps --no-compile
+                  --target "$staging" "executorch==$executorch_version")
+  # Debian's own pip refuses to run outside a virtual environment unless told; --target keeps
+  # the system's packages untouched either way.
+  if ! python3 -m pip "${pip_args[@]}" 2>/dev/null; then
+    python3 -m pip "${pip_args[@]}" --break-system-packages
+  fi
+  rm -rf "$executorch_dir"
+  mv "$staging" "$executorch_dir"
+}
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then
   sudo_cmd=(sudo)
 fi
+
+if [ ${#missing[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ]; then
+  install_executorch
+  exit 0
+fi
+
 export DEBIAN_FRONTEND=noninteractive
 
 echo "bootstrap: installing ${missing[*]} ${missing_optional[*]}" >&2
@@ -38,3 +70,4 @@ for pkg in "${missing_optional[@]}"; do
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null 2>&1 ||
     echo "bootstrap: optional package $pkg not available; continuing without it" >&2
 done
+install_executorch

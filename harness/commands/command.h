@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <harness/commands/device_environment.h>
+#include <harness/engine/engine.h>
 #include <runtime_ext/core/result.h>
 
 namespace devplan::harness {
@@ -40,7 +41,8 @@ struct RunReport;
 // set when the failure is the caller's (an unknown method, bad input text).
 Result<RunReport> run_program(const std::string& file, const std::string& method,
                               const std::vector<std::string>& inputs, bool* usage_error,
-                              DeviceKind device = DeviceKind::Simulated);
+                              DeviceKind device = DeviceKind::Simulated,
+                              RuntimeKind runtime = RuntimeKind::Devplan);
 
 // Reads a whole file. AccessFailed naming the path when it cannot be read.
 Result<std::vector<uint8_t>> read_file(const std::string& path);

@@ -44,6 +44,12 @@ Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(DeviceKind 
   env->recording_ = std::make_unique<RecordingDeviceAllocator>(upstream);
   DEVPLAN_RETURN_IF_ERROR(env->allocators_.register_allocator(env->recording_.get()));
   DEVPLAN_RETURN_IF_ERROR(env->backends_.register_backend(SimulatedDeviceBackend::kAddBackendId, add_backend));
+  if (kind == DeviceKind::Simulated) {
+    env->devplan_backend_ =
+        std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::FromProcessed);
+    DEVPLAN_RETURN_IF_ERROR(env->backends_.register_backend(SimulatedDeviceBackend::kDevplanBackendId,
+                                                            env->devplan_backend_.get()));
+  }
   return env;
 }
 

@@ -34,6 +34,8 @@ class DeviceEnvironment {
   ModuleOptions module_options() const;
   // The simulated device's allocator (fault injection, capacities); null for real CUDA.
   TrackingDeviceAllocator* tracking() { return tracking_.get(); }
+  // The CUDA allocator every engine allocates through (the recorder in front of the devices).
+  DeviceAllocator* device_allocator() { return recording_.get(); }
 
   std::vector<AllocationEvent> events() const { return recording_->events(); }
   // Successful allocations in order, each live or freed.
@@ -49,6 +51,7 @@ class DeviceEnvironment {
   DeviceKind kind_ = DeviceKind::Simulated;
   std::unique_ptr<TrackingDeviceAllocator> tracking_;
   std::unique_ptr<SimulatedDeviceBackend> simulated_backend_;
+  std::unique_ptr<SimulatedDeviceBackend> devplan_backend_;  // kDevplanBackendId
   std::unique_ptr<RecordingDeviceAllocator> recording_;
   DeviceAllocatorRegistry allocators_;
   BackendRegistry backends_;

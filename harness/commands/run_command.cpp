@@ -4,6 +4,11 @@
 #include <harness/commands/device_environment.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/tensor_values.h>
+#include <harness/engine/child_process.h>
+#include <harness/engine/engine.h>
+
+#include <iostream>
+#include <sstream>
 #include <harness/report/json_reports.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
@@ -13,7 +18,8 @@ namespace devplan::harness {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: devplan run FILE [--method NAME] [--input VALUES]... [--device simulated|cuda] [--json]\n"
+    "usage: devplan run FILE [--method NAME] [--input VALUES]... [--device simulated|cuda]\n"
+    "                   [--runtime devplan|executorch] [--json]\n"
     "  --input is given once per method input, in order: comma-separated numbers in row-major\n"
     "  order, or one number that fills the whole tensor; inputs not given are ones.";
 
@@ -22,84 +28,8 @@ const cli::ArgSpec kSpec = {
     {"method", cli::OptionKind::Single},
     {"input", cli::OptionKind::Repeated},
     {"json", cli::OptionKind::Flag},
+    {"runtime", cli::OptionKind::Single},
 };
-
-// Sets every input of `method`: the given values, or ones.
-Error set_inputs(Method& method, const std::vector<std::string>& given, bool* usage_error) {
-  if (given.size() > method.num_inputs()) {
-    *usage_error = true;
-    return Error(ErrorCode::InvalidArgument,
-                 std::to_string(given.size()) + " --input given but method '" + method.name() +
-                     "' has " + std::to_string(method.num_inputs()) + " inputs");
-  }
-  for (size_t i = 0; i < method.num_inputs(); ++i) {
-    std::vector<double> values{1.0};
-    if (i < given.size()) {
-      Result<std::vector<double>> parsed = parse_number_list(given[i]);
-      if (!parsed.ok()) {
-        *usage_error = true;
-        return parsed.error().with_context("--input " + std::to_string(i));
-      }
-      values = *parsed;
-    }
-    const EValue& target = method.value(method.plan().inputs[i]);
-    EValue input;
-    std::vector<uint8_t> bytes;
-    if (target.is_tensor()) {
-      Result<std::vector<uint8_t>> encoded =
-          encode_values(values, target.tensor.dtype, target.tensor.numel());
-      if (!encoded.ok()) {
-        *usage_error = encoded.code() == ErrorCode::InvalidArgument;
-        return encoded.error().with_context("input " + std::to_string(i) + " (" +
-                                            target.tensor.describe() + ")");
-      }
-      bytes = std::move(encoded).value();
-      Tensor t = target.tensor;
-      t.device = Device::cpu();
-      t.data = bytes.data();
-      input = EValue::from_tensor(t);
-    } else if (target.is_int()) {
-      input = EValue::from_int(static_cast<int64_t>(values[0]));
-    } else if (target.is_double()) {
-      input = EValue::from_double(values[0]);
-    } else if (target.is_bool()) {
-      input = EValue::from_bool(values[0] != 0);
-    } else {
-      if (i < given.size()) {
-        *usage_error = true;
-        return Error(ErrorCode::InvalidArgument,
-                     "input " + std::to_string(i) + " is " + value_tag_name(target.tag) +
-                         " and cannot be given as numbers");
-      }
-      continue;
-    }
-    DEVPLAN_RETURN_IF_ERROR(method.set_input(i, input));
-  }
-  return Error::success();
-}
-
-// Copies output `i` to the host and formats its values.
-Result<OutputValues> read_output(const Method& method, size_t i) {
-  DEVPLAN_ASSIGN_OR_RETURN(const EValue* out, method.get_output(i));
-  OutputValues result;
-  result.index = i;
-  result.tag = out->tag;
-  if (out->is_tensor()) {
-    result.dtype = out->tensor.dtype;
-    result.sizes = out->tensor.sizes;
-    result.device = out->tensor.device;
-    std::vector<uint8_t> bytes(out->tensor.nbytes);
-    DEVPLAN_RETURN_IF_ERROR(method.copy_output_to_host(i, bytes.data(), bytes.size()));
-    DEVPLAN_ASSIGN_OR_RETURN(result.values, decode_values(bytes, out->tensor.dtype));
-  } else if (out->is_int()) {
-    result.values = {std::to_string(out->int_value)};
-  } else if (out->is_double()) {
-    result.values = {format_number(out->double_value)};
-  } else if (out->is_bool()) {
-    result.values = {out->bool_value ? "true" : "false"};
-  }
-  return result;
-}
 
 std::string describe_output(const OutputValues& o) {
   std::string text = "output " + std::to_string(o.index) + ": ";
@@ -118,52 +48,40 @@ std::string describe_output(const OutputValues& o) {
 
 Result<RunReport> run_program(const std::string& file, const std::string& method_name,
                               const std::vector<std::string>& inputs, bool* usage_error,
-                              DeviceKind device) {
+                              DeviceKind device, RuntimeKind runtime) {
   *usage_error = false;
+  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env, DeviceEnvironment::create(device));
   RunReport report;
+  report.runtime = runtime;
   {
-    Module module(file, env->module_options());
-    Result<std::vector<std::string>> names = module.method_names();
-    if (!names.ok()) return names.error().with_context(file);
-    if (names->empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");
-    report.method = method_name.empty() ? (*names)[0] : method_name;
+    Result<std::unique_ptr<EngineSession>> session =
+        open_session(runtime, std::move(bytes), *env, SessionOptions());
+    if (!session.ok()) return session.error().with_context(file);
+    const std::vector<std::string>& names = (*session)->method_names();
+    if (names.empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");
+    report.method = method_name.empty() ? names[0] : method_name;
     bool known = false;
-    for (const std::string& n : *names) known |= n == report.method;
+    for (const std::string& n : names) known |= n == report.method;
     if (!known) {
       *usage_error = true;
       return Error(ErrorCode::NotFound, "the program has no method '" + report.method + "'");
     }
-    DEVPLAN_RETURN_IF_ERROR(module.load_method(report.method));
-    Method* method = *module.method(report.method);
-    DEVPLAN_RETURN_IF_ERROR(set_inputs(*method, inputs, usage_error));
-    DEVPLAN_RETURN_IF_ERROR(method->execute());
-    for (size_t i = 0; i < method->num_outputs(); ++i) {
-      DEVPLAN_ASSIGN_OR_RETURN(OutputValues o, read_output(*method, i));
-      report.outputs.push_back(std::move(o));
-    }
+    DEVPLAN_ASSIGN_OR_RETURN(report.outputs, (*session)->execute(report.method, inputs, usage_error));
   }  // unload and destroy: every device allocation must be freed now
   report.leak_lines = env->leak_lines();
   report.misuse_lines = env->misuse_lines();
   return report;
 }
 
-int run_command(const Args& args, std::ostream& out, std::ostream& err) {
-  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
-  if (!parsed.ok() || parsed->positionals.size() != 1) {
-    err << "devplan run: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  const bool json = parsed->has("json");
-  Result<DeviceKind> device = parse_device_kind(parsed->value("device", "simulated"));
-  if (!device.ok()) {
-    err << "devplan run: " << device.error().message() << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
+namespace {
+
+int run_parsed(const cli::ParsedArgs& parsed, DeviceKind device, RuntimeKind runtime,
+               std::ostream& out, std::ostream& err) {
+  const bool json = parsed.has("json");
   bool usage_error = false;
-  Result<RunReport> report = run_program(parsed->positionals[0], parsed->value("method"),
-                                         parsed->values("input"), &usage_error, *device);
+  Result<RunReport> report = run_program(parsed.positionals[0], parsed.value("method"),
+                                         parsed.values("input"), &usage_error, device, runtime);
   if (!report.ok()) {
     if (usage_error) {
       err << "devplan run: " << report.error().message() << "\n" << kUsage << "\n";
@@ -186,6 +104,39 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     for (const std::string& line : report->misuse_lines) out << "MISUSE " << line << "\n";
   }
   return findings ? cli::kExitFinding : cli::kExitOk;
+}
+
+}  // namespace
+
+int run_command(const Args& args, std::ostream& out, std::ostream& err) {
+  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
+  if (!parsed.ok() || parsed->positionals.size() != 1) {
+    err << "devplan run: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
+        << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  Result<DeviceKind> device = parse_device_kind(parsed->value("device", "simulated"));
+  Result<RuntimeKind> runtime = device.ok() ? parse_runtime_kind(parsed->value("runtime", "devplan"))
+                                            : Result<RuntimeKind>(device.error());
+  if (!runtime.ok()) {
+    err << "devplan run: " << runtime.error().message() << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  if (*runtime != RuntimeKind::Executorch) return run_parsed(*parsed, *device, *runtime, out, err);
+  // ExecuTorch aborts on some invalid programs: run it in a child and report an abort.
+  ChildOutcome child = run_in_child([&](std::string* child_out) {
+    std::ostringstream o;
+    const int code = run_parsed(*parsed, *device, *runtime, o, std::cerr);
+    std::cerr.flush();
+    *child_out = o.str();
+    return code;
+  });
+  out << child.out;
+  err << child.err;
+  if (!child.signaled() && child.started) return child.exit_code;
+  err << "devplan run: FINDING: ExecuTorch aborted while running " << parsed->positionals[0]
+      << ": " << child.describe() << "\n";
+  return child.started ? cli::kExitFinding : cli::kExitError;
 }
 
 }  // namespace devplan::harness

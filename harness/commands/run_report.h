@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/program/method_plan.h>
 
@@ -20,6 +21,7 @@ struct OutputValues {
 };
 
 struct RunReport {
+  RuntimeKind runtime = RuntimeKind::Devplan;
   std::string method;
   std::vector<OutputValues> outputs;
   std::vector<std::string> leak_lines;

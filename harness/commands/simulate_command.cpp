@@ -8,6 +8,10 @@
 #include <harness/report/timeline_svg.h>
 
 #include <chrono>
+#include <iostream>
+#include <sstream>
+
+#include <harness/engine/child_process.h>
 
 namespace devplan::harness {
 namespace {
@@ -17,14 +21,14 @@ constexpr const char* kUsage =
     "                        [--capacity DEVICE=BYTES]... [--inject-bug "
     "skip-free|double-free|wrong-index-free]\n"
     "                        [--timeline-svg OUT.svg] [--junit OUT.xml] [--device simulated|cuda]\n"
-    "                        [--json]";
+    "                        [--runtime devplan|executorch] [--json]";
 
 const cli::ArgSpec kSpec = {
     {"method", cli::OptionKind::Repeated},   {"place", cli::OptionKind::Repeated},
     {"fail-alloc", cli::OptionKind::Single}, {"capacity", cli::OptionKind::Repeated},
     {"inject-bug", cli::OptionKind::Single}, {"json", cli::OptionKind::Flag},
     {"timeline-svg", cli::OptionKind::Single}, {"junit", cli::OptionKind::Single},
-    {"device", cli::OptionKind::Single},
+    {"device", cli::OptionKind::Single},     {"runtime", cli::OptionKind::Single},
 };
 
 // One JUnit case per method load, plus one for leaks and one for misuse.
@@ -73,6 +77,7 @@ Result<SimulationOptions> parse_options(const cli::ParsedArgs& args) {
     options.capacities.emplace_back(device, bytes);
   }
   DEVPLAN_ASSIGN_OR_RETURN(options.device, parse_device_kind(args.value("device", "simulated")));
+  DEVPLAN_ASSIGN_OR_RETURN(options.runtime, parse_runtime_kind(args.value("runtime", "devplan")));
   if (args.has("inject-bug")) {
     const std::string bug = args.value("inject-bug");
     if (!parse_unload_bug(bug, &options.unload_bug) || options.unload_bug == UnloadBug::None) {
@@ -86,6 +91,7 @@ Result<SimulationOptions> parse_options(const cli::ParsedArgs& args) {
 
 void print_text(std::ostream& out, const std::string& file, const SimulationResult& r) {
   out << "program: " << file << "\n";
+  out << "runtime: " << runtime_name(r.runtime) << "\n";
   for (const MethodOutcome& m : r.methods) {
     out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string())
         << "\n";
@@ -116,6 +122,13 @@ int simulate_exit_code(const SimulationResult& result) {
   return result.all_loaded() ? cli::kExitOk : cli::kExitError;
 }
 
+namespace {
+
+int simulate_parsed(const cli::ParsedArgs* parsed, const SimulationOptions* options,
+                    std::ostream& out, std::ostream& err);
+
+}  // namespace
+
 int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
   Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
   Result<SimulationOptions> options =
@@ -126,6 +139,39 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
         << kUsage << "\n";
     return cli::kExitUsage;
   }
+  if (options->runtime != RuntimeKind::Executorch) {
+    return simulate_parsed(&*parsed, &*options, out, err);
+  }
+  // ExecuTorch aborts on some invalid programs: run it in a child and report an abort.
+  ChildOutcome child = run_in_child([&](std::string* child_out) {
+    std::ostringstream o;
+    const int code = simulate_parsed(&*parsed, &*options, o, std::cerr);
+    std::cerr.flush();
+    *child_out = o.str();
+    return code;
+  });
+  out << child.out;
+  if (!child.signaled() && child.started) {
+    err << child.err;
+    return child.exit_code;
+  }
+  const std::string& file = parsed->positionals[0];
+  const std::string what = "ExecuTorch aborted while simulating " + file + ": " + child.describe();
+  if (parsed->has("json")) {
+    out << simulate_abort_json(what) << "\n";
+  } else {
+    err << child.err;
+    err << "devplan simulate: FINDING: " << what << "\n";
+  }
+  return child.started ? cli::kExitFinding : cli::kExitError;
+}
+
+namespace {
+
+int simulate_parsed(const cli::ParsedArgs* parsed_args, const SimulationOptions* options_in,
+                    std::ostream& out, std::ostream& err) {
+  const cli::ParsedArgs* parsed = parsed_args;
+  const SimulationOptions* options = options_in;
   const std::string& file = parsed->positionals[0];
   const bool json = parsed->has("json");
   const auto start = std::chrono::steady_clock::now();
@@ -161,7 +207,7 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
       }
     }
     if (json) {
-      out << simulate_error_json(error) << "\n";
+      out << simulate_error_json(error, options->runtime) << "\n";
     } else {
       err << "devplan simulate: " << error.to_string() << "\n";
     }
@@ -180,5 +226,7 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   return code;
 }
+
+}  // namespace
 
 }  // namespace devplan::harness

@@ -55,30 +55,32 @@ Result<std::vector<uint8_t>> apply_placements(
 
 Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
                                           const SimulationOptions& options) {
-  DEVPLAN_ASSIGN_OR_RETURN(Program program,
-                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
-  std::vector<std::string> names;
-  for (size_t i = 0; i < program.num_methods(); ++i) {
-    DEVPLAN_ASSIGN_OR_RETURN(const char* name, program.method_name(i));
-    names.emplace_back(name);
-  }
-  for (const std::string& wanted : options.methods) {
-    if (!selected(names, wanted)) {
-      return Error(ErrorCode::NotFound, "the program has no method '" + wanted + "'");
-    }
-  }
-  std::vector<uint8_t> placed;
-  const std::vector<uint8_t>* program_bytes = &bytes;
+  std::vector<uint8_t> program_bytes;
   if (!options.placements.empty()) {
-    DEVPLAN_ASSIGN_OR_RETURN(placed, apply_placements(program, options.methods, options.placements));
-    program_bytes = &placed;
+    DEVPLAN_ASSIGN_OR_RETURN(Program program,
+                             Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+    for (const std::string& wanted : options.methods) {
+      if (!program.method_plan(wanted).ok()) {
+        return Error(ErrorCode::NotFound, "the program has no method '" + wanted + "'");
+      }
+    }
+    DEVPLAN_ASSIGN_OR_RETURN(program_bytes, apply_placements(program, options.methods, options.placements));
+  } else {
+    program_bytes = bytes;
+  }
+  const bool executorch = options.runtime == RuntimeKind::Executorch;
+  if (executorch && options.unload_bug != UnloadBug::None) {
+    return Error(ErrorCode::InvalidArgument,
+                 "--inject-bug switches on a bug in runtime_ext's unload path; it has no effect "
+                 "on --runtime executorch");
   }
 
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env, DeviceEnvironment::create(options.device));
   TrackingDeviceAllocator* tracking = env->tracking();
-  ModuleOptions module_options = env->module_options();
-  module_options.unload_bug = options.unload_bug;
-  module_options.max_host_buffer_bytes = options.max_host_bytes;
+  SessionOptions session_options;
+  session_options.unload_bug = options.unload_bug;
+  session_options.max_host_bytes = options.max_host_bytes;
+  session_options.placeholder_backends = true;  // the load path only
   if (tracking != nullptr) {
     tracking->set_max_allocation_bytes(options.max_device_allocation_bytes);
     if (options.fail_alloc > 0) tracking->fail_allocation_at(options.fail_alloc);
@@ -87,7 +89,13 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
   }
   for (const auto& [where, capacity] : options.capacities) {
     if (where.is_cpu()) {
-      module_options.max_host_buffer_bytes = capacity;
+      if (executorch) {
+        return Error(ErrorCode::InvalidArgument,
+                     "--capacity " + where.to_string() +
+                         ": not supported with --runtime executorch (ExecuTorch's Module allocates "
+                         "host planned memory itself, with no hook to limit it)");
+      }
+      session_options.max_host_bytes = capacity;
     } else if (tracking != nullptr) {
       DEVPLAN_RETURN_IF_ERROR(tracking->set_capacity(where.index, capacity));
     } else {
@@ -97,33 +105,28 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
   }
 
   SimulationResult result;
+  result.runtime = options.runtime;
   {
-    Module module(*program_bytes, module_options);
+    DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<EngineSession> session,
+                             open_session(options.runtime, std::move(program_bytes), *env, session_options));
+    const std::vector<std::string> names = session->method_names();
+    for (const std::string& wanted : options.methods) {
+      if (!selected(names, wanted)) {
+        return Error(ErrorCode::NotFound, "the program has no method '" + wanted + "'");
+      }
+    }
     for (const std::string& name : names) {
       if (!selected(options.methods, name)) continue;
       MethodOutcome outcome;
       outcome.name = name;
-      outcome.status = module.load_method(name);
-      Result<const MethodPlan*> plan = module.program()->method_plan(name);
-      if (plan.ok()) {
-        Result<const PlannedMemory*> memory = module.planned_memory(name);
-        for (size_t b = 0; b < (*plan)->buffer_sizes.size(); ++b) {
-          BufferOutcome buffer;
-          buffer.index = b;
-          buffer.size = (*plan)->buffer_sizes[b];
-          buffer.device = (*plan)->buffer_devices[b];
-          buffer.allocated = memory.ok() && *memory != nullptr && !(*memory)->buffer(b).empty();
-          outcome.buffers.push_back(buffer);
-        }
-      } else if (outcome.status.ok()) {
-        outcome.status = plan.error();
-      }
+      outcome.status = session->load_method(name);
+      outcome.buffers = session->buffers(name);
       result.methods.push_back(std::move(outcome));
     }
     for (const std::string& name : names) {
-      if (module.is_method_loaded(name)) (void)module.unload_method(name);
+      if (session->is_method_loaded(name)) (void)session->unload_method(name);
     }
-  }  // the Module is destroyed here; whatever is still live now leaked
+  }  // the engine's Module is destroyed here; whatever is still live now leaked
 
   result.allocations = env->ledger();
   result.events = env->events();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <harness/commands/device_environment.h>
+#include <harness/engine/engine.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
@@ -30,16 +31,10 @@ struct SimulationOptions {
   std::vector<std::pair<Device, uint64_t>> capacities;   // --capacity DEVICE=BYTES
   UnloadBug unload_bug = UnloadBug::None;                // --inject-bug
   DeviceKind device = DeviceKind::Simulated;             // --device simulated|cuda
+  RuntimeKind runtime = RuntimeKind::Devplan;            // --runtime devplan|executorch
   // Ceilings that keep hostile programs from exhausting this machine.
   uint64_t max_device_allocation_bytes = uint64_t{1} << 32;
   uint64_t max_host_bytes = uint64_t{1} << 32;
-};
-
-struct BufferOutcome {
-  size_t index = 0;
-  uint64_t size = 0;
-  Device device;
-  bool allocated = false;  // memory was obtained for it (zero-size buffers never are)
 };
 
 struct MethodOutcome {
@@ -49,6 +44,7 @@ struct MethodOutcome {
 };
 
 struct SimulationResult {
+  RuntimeKind runtime = RuntimeKind::Devplan;
   std::vector<MethodOutcome> methods;
   std::vector<AllocationRecord> allocations;  // successful device allocations, in order
   std::vector<FailedAllocation> failed_allocations;

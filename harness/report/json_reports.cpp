@@ -102,6 +102,7 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
                        : !r.misuse.empty()       ? "misuse"
                                                  : "error";
   w.key("status").value(status);
+  w.key("runtime").value(runtime_name(r.runtime));
   w.key("methods").begin_array();
   for (const MethodOutcome& m : r.methods) {
     w.begin_object();
@@ -165,10 +166,29 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
   return w.str();
 }
 
-std::string simulate_error_json(const Error& error) {
+std::string simulate_abort_json(const std::string& message) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("status").value("abort");
+  w.key("runtime").value(runtime_name(RuntimeKind::Executorch));
+  w.key("error").begin_object();
+  w.key("code").value("Aborted");
+  w.key("message").value(message);
+  w.end_object();
+  w.key("methods").begin_array().end_array();
+  w.key("allocations").begin_array().end_array();
+  w.key("failed_allocations").begin_array().end_array();
+  w.key("leaks").begin_array().end_array();
+  w.key("misuse").begin_array().end_array();
+  w.end_object();
+  return w.str();
+}
+
+std::string simulate_error_json(const Error& error, RuntimeKind runtime) {
   JsonWriter w;
   w.begin_object();
   w.key("status").value("error");
+  w.key("runtime").value(runtime_name(runtime));
   write_error(w, error);
   w.key("methods").begin_array().end_array();
   w.key("allocations").begin_array().end_array();
@@ -183,6 +203,7 @@ std::string run_json(const RunReport& report) {
   JsonWriter w;
   w.begin_object();
   w.key("method").value(report.method);
+  w.key("runtime").value(runtime_name(report.runtime));
   w.key("outputs").begin_array();
   for (const OutputValues& o : report.outputs) {
     w.begin_object();

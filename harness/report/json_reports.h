@@ -25,7 +25,9 @@ std::string inspect_json(const std::string& file, const std::vector<MethodSummar
 std::string simulate_json(const SimulationResult& result, int exit_code);
 
 // A program that does not load: the simulate shape with status "error" and the error.
-std::string simulate_error_json(const Error& error);
+std::string simulate_error_json(const Error& error, RuntimeKind runtime = RuntimeKind::Devplan);
+// The JSON of a simulation whose engine aborted (status "abort", error code "Aborted").
+std::string simulate_abort_json(const std::string& message);
 
 // {"method": "forward", "outputs": [{"index", "type", "dtype", "sizes", "device", "values"}],
 //  "leaks": [...], "misuse": [...]}

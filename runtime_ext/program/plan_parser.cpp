@@ -6,7 +6,7 @@ namespace devplan {
 namespace internal {
 namespace {
 
-namespace fb = executorch_flatbuffer;
+namespace fb = devplan_flatbuffer;
 
 template <typename T>
 using FbVector = flatbuffers::Vector<T>;
@@ -658,13 +658,13 @@ class PlanParser {
 
 }  // namespace
 
-std::string method_label(const executorch_flatbuffer::ExecutionPlan* plan, size_t index) {
+std::string method_label(const devplan_flatbuffer::ExecutionPlan* plan, size_t index) {
   if (plan == nullptr || plan->name() == nullptr) return "method " + std::to_string(index);
   return "method '" + plan->name()->str() + "'";
 }
 
 Result<MethodPlan> parse_method_plan(const ProgramContext& context,
-                                     const executorch_flatbuffer::ExecutionPlan* plan,
+                                     const devplan_flatbuffer::ExecutionPlan* plan,
                                      size_t index) {
   if (plan == nullptr) {
     return Error(ErrorCode::InvalidProgram, method_label(plan, index) + ": missing");

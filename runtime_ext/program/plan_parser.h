@@ -19,7 +19,7 @@ namespace internal {
 // `segments` holds the bytes of each entry of its segment table, range-checked, and
 // constant_segment.segment_index (when used) is known to be in range.
 struct ProgramContext {
-  const executorch_flatbuffer::Program* program = nullptr;
+  const devplan_flatbuffer::Program* program = nullptr;
   std::vector<Span<const uint8_t>> segments;
 };
 
@@ -34,12 +34,12 @@ bool elements_aligned(const flatbuffers::Vector<T>* v) {
 }
 
 // "method 'forward'", or "method 2" when the plan has no name.
-std::string method_label(const executorch_flatbuffer::ExecutionPlan* plan, size_t index);
+std::string method_label(const devplan_flatbuffer::ExecutionPlan* plan, size_t index);
 
 // The MethodPlan of `plan` (method number `index`), with every index range-checked; or
 // InvalidProgram whose message starts with method_label() and names the entry at fault.
 Result<MethodPlan> parse_method_plan(const ProgramContext& context,
-                                     const executorch_flatbuffer::ExecutionPlan* plan,
+                                     const devplan_flatbuffer::ExecutionPlan* plan,
                                      size_t index);
 
 }  // namespace internal

@@ -9,7 +9,7 @@
 namespace devplan {
 namespace {
 
-namespace fb = executorch_flatbuffer;
+namespace fb = devplan_flatbuffer;
 
 constexpr size_t kIdentifierOffset = 4;
 constexpr size_t kMinimumFileSize = 8;

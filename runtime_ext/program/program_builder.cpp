@@ -9,7 +9,7 @@
 namespace devplan {
 namespace {
 
-namespace fb = executorch_flatbuffer;
+namespace fb = devplan_flatbuffer;
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 

@@ -13,7 +13,7 @@
 namespace devplan {
 namespace {
 
-namespace fb = executorch_flatbuffer;
+namespace fb = devplan_flatbuffer;
 using testing_util::float_bytes;
 
 const fb::ExecutionPlan* raw_plan(const std::vector<uint8_t>& bytes, size_t i = 0) {

@@ -15,7 +15,7 @@ namespace {
 using testing_util::float_bytes;
 using testing_util::read_u64_le;
 
-namespace fb = executorch_flatbuffer;
+namespace fb = devplan_flatbuffer;
 
 Error load_error(const std::vector<uint8_t>& bytes) {
   Result<Program> program = Program::load_from_bytes(bytes);

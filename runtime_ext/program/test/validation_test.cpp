@@ -12,7 +12,7 @@
 namespace devplan {
 namespace {
 
-namespace fb = executorch_flatbuffer;
+namespace fb = devplan_flatbuffer;
 using testing_util::float_bytes;
 
 const TensorSpec kF4 = TensorSpec::of(ScalarType::Float, {2, 2});  // 16 bytes

@@ -1,0 +1,155 @@
+// The runtime_ext engine: a devplan Module over the program, with the environment's registries.
+#include <harness/commands/tensor_values.h>
+#include <harness/engine/engine.h>
+#include <runtime_ext/module/module.h>
+
+namespace devplan::harness {
+namespace {
+
+// Sets every input of `method`: the given values, or ones.
+Error set_inputs(Method& method, const std::vector<std::string>& given, bool* usage_error) {
+  if (given.size() > method.num_inputs()) {
+    *usage_error = true;
+    return Error(ErrorCode::InvalidArgument,
+                 std::to_string(given.size()) + " --input given but method '" + method.name() +
+                     "' has " + std::to_string(method.num_inputs()) + " inputs");
+  }
+  for (size_t i = 0; i < method.num_inputs(); ++i) {
+    std::vector<double> values{1.0};
+    if (i < given.size()) {
+      Result<std::vector<double>> parsed = parse_number_list(given[i]);
+      if (!parsed.ok()) {
+        *usage_error = true;
+        return parsed.error().with_context("--input " + std::to_string(i));
+      }
+      values = *parsed;
+    }
+    const EValue& target = method.value(method.plan().inputs[i]);
+    EValue input;
+    std::vector<uint8_t> bytes;
+    if (target.is_tensor()) {
+      Result<std::vector<uint8_t>> encoded =
+          encode_values(values, target.tensor.dtype, target.tensor.numel());
+      if (!encoded.ok()) {
+        *usage_error = encoded.code() == ErrorCode::InvalidArgument;
+        return encoded.error().with_context("input " + std::to_string(i) + " (" +
+                                            target.tensor.describe() + ")");
+      }
+      bytes = std::move(encoded).value();
+      Tensor t = target.tensor;
+      t.device = Device::cpu();
+      t.data = bytes.data();
+      input = EValue::from_tensor(t);
+    } else if (target.is_int()) {
+      input = EValue::from_int(static_cast<int64_t>(values[0]));
+    } else if (target.is_double()) {
+      input = EValue::from_double(values[0]);
+    } else if (target.is_bool()) {
+      input = EValue::from_bool(values[0] != 0);
+    } else {
+      if (i < given.size()) {
+        *usage_error = true;
+        return Error(ErrorCode::InvalidArgument,
+                     "input " + std::to_string(i) + " is " + value_tag_name(target.tag) +
+                         " and cannot be given as numbers");
+      }
+      continue;
+    }
+    DEVPLAN_RETURN_IF_ERROR(method.set_input(i, input));
+  }
+  return Error::success();
+}
+
+// Copies output `i` to the host and formats its values.
+Result<OutputValues> read_output(const Method& method, size_t i) {
+  DEVPLAN_ASSIGN_OR_RETURN(const EValue* out, method.get_output(i));
+  OutputValues result;
+  result.index = i;
+  result.tag = out->tag;
+  if (out->is_tensor()) {
+    result.dtype = out->tensor.dtype;
+    result.sizes = out->tensor.sizes;
+    result.device = out->tensor.device;
+    std::vector<uint8_t> bytes(out->tensor.nbytes);
+    DEVPLAN_RETURN_IF_ERROR(method.copy_output_to_host(i, bytes.data(), bytes.size()));
+    DEVPLAN_ASSIGN_OR_RETURN(result.values, decode_values(bytes, out->tensor.dtype));
+  } else if (out->is_int()) {
+    result.values = {std::to_string(out->int_value)};
+  } else if (out->is_double()) {
+    result.values = {format_number(out->double_value)};
+  } else if (out->is_bool()) {
+    result.values = {out->bool_value ? "true" : "false"};
+  }
+  return result;
+}
+
+class DevplanSession final : public EngineSession {
+ public:
+  DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options)
+      : module_(std::move(bytes), std::move(options)) {}
+
+  Error open() {
+    DEVPLAN_RETURN_IF_ERROR(module_.load());
+    DEVPLAN_ASSIGN_OR_RETURN(names_, module_.method_names());
+    return Error::success();
+  }
+
+  RuntimeKind runtime() const override { return RuntimeKind::Devplan; }
+  const std::vector<std::string>& method_names() const override { return names_; }
+  Error load_method(const std::string& name) override { return module_.load_method(name); }
+  bool is_method_loaded(const std::string& name) const override {
+    return module_.is_method_loaded(name);
+  }
+  Error unload_method(const std::string& name) override { return module_.unload_method(name); }
+
+  std::vector<BufferOutcome> buffers(const std::string& name) const override {
+    std::vector<BufferOutcome> out;
+    Result<const MethodPlan*> plan = module_.program()->method_plan(name);
+    if (!plan.ok()) return out;
+    Result<const PlannedMemory*> memory = module_.planned_memory(name);
+    for (size_t b = 0; b < (*plan)->buffer_sizes.size(); ++b) {
+      BufferOutcome buffer;
+      buffer.index = b;
+      buffer.size = (*plan)->buffer_sizes[b];
+      buffer.device = (*plan)->buffer_devices[b];
+      buffer.allocated = memory.ok() && *memory != nullptr && !(*memory)->buffer(b).empty();
+      out.push_back(buffer);
+    }
+    return out;
+  }
+
+  Result<std::vector<OutputValues>> execute(const std::string& name,
+                                            const std::vector<std::string>& inputs,
+                                            bool* usage_error) override {
+    *usage_error = false;
+    if (!module_.is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(module_.load_method(name));
+    DEVPLAN_ASSIGN_OR_RETURN(Method * method, module_.method(name));
+    DEVPLAN_RETURN_IF_ERROR(set_inputs(*method, inputs, usage_error));
+    DEVPLAN_RETURN_IF_ERROR(method->execute());
+    std::vector<OutputValues> outputs;
+    for (size_t i = 0; i < method->num_outputs(); ++i) {
+      DEVPLAN_ASSIGN_OR_RETURN(OutputValues o, read_output(*method, i));
+      outputs.push_back(std::move(o));
+    }
+    return outputs;
+  }
+
+ private:
+  mutable Module module_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
+                                                            DeviceEnvironment& env,
+                                                            const SessionOptions& options) {
+  ModuleOptions module_options = env.module_options();
+  module_options.unload_bug = options.unload_bug;
+  module_options.max_host_buffer_bytes = options.max_host_bytes;
+  auto session = std::make_unique<DevplanSession>(std::move(bytes), std::move(module_options));
+  DEVPLAN_RETURN_IF_ERROR(session->open());
+  return std::unique_ptr<EngineSession>(std::move(session));
+}
+
+}  // namespace devplan::harness

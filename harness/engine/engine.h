@@ -1,0 +1,85 @@
+// The engine seam: one interface for "load this program's methods with these allocators,
+// execute, unload, destroy", with two implementations: runtime_ext (ours) and ExecuTorch 1.5.1's
+// own C++ runtime (the PyPI wheel). Both draw device memory from the DeviceEnvironment's
+// allocator, so the harness reports their ledgers in one shape and each engine can be the
+// other's oracle.
+//
+//   std::unique_ptr<DeviceEnvironment> env = *DeviceEnvironment::create(DeviceKind::Simulated);
+//   Result<std::unique_ptr<EngineSession>> s =
+//       open_session(RuntimeKind::Executorch, bytes, *env, SessionOptions());
+//   (*s)->load_method("forward");           // device buffers are allocated through env
+//   (*s)->unload_method("forward");
+//   s->reset();                              // the Module is destroyed: nothing may stay live
+//
+// A session is one Module over one program. Destroying it destroys the Module. Sessions are
+// used from one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <harness/commands/device_environment.h>
+#include <harness/commands/run_report.h>
+#include <harness/engine/runtime_kind.h>
+#include <runtime_ext/core/result.h>
+#include <runtime_ext/module/planned_memory.h>
+
+namespace devplan::harness {
+
+// True when this devplan was built with ExecuTorch's runtime (DEVPLAN_WITH_EXECUTORCH).
+bool executorch_available();
+// Why the ExecuTorch engine is missing ("" when it is available).
+std::string executorch_unavailable_reason();
+
+// One planned buffer of a method as the engine saw it.
+struct BufferOutcome {
+  size_t index = 0;  // user-facing: entry index + 1 of non_const_buffer_sizes
+  uint64_t size = 0;
+  Device device;
+  bool allocated = false;  // memory was obtained for it (zero-size buffers never are)
+};
+
+struct SessionOptions {
+  uint64_t max_host_bytes = uint64_t{1} << 32;  // per host buffer (runtime_ext only)
+  UnloadBug unload_bug = UnloadBug::None;        // runtime_ext only
+  // Delegates naming a backend neither engine has get a placeholder that initialises and
+  // refuses to execute, naming itself (simulate: the load path only). Off for `run`.
+  bool placeholder_backends = false;
+};
+
+class EngineSession {
+ public:
+  virtual ~EngineSession() = default;
+
+  virtual RuntimeKind runtime() const = 0;
+  virtual const std::vector<std::string>& method_names() const = 0;
+  // Loads a method: its planned buffers are allocated (device ones through the environment).
+  virtual Error load_method(const std::string& name) = 0;
+  virtual bool is_method_loaded(const std::string& name) const = 0;
+  // The method's planned buffers; `allocated` reflects the last load_method.
+  virtual std::vector<BufferOutcome> buffers(const std::string& name) const = 0;
+  virtual Error unload_method(const std::string& name) = 0;
+  // Loads the method if needed, sets its inputs (`devplan run --input` text; missing inputs
+  // are ones), executes it once and reads every output back to the host. `usage_error` is set
+  // when the failure is the caller's (bad input text, too many inputs).
+  virtual Result<std::vector<OutputValues>> execute(const std::string& name,
+                                                    const std::vector<std::string>& inputs,
+                                                    bool* usage_error) = 0;
+};
+
+// Opens `bytes` in the engine `kind` with `env`'s devices. Errors: the program does not load
+// (the engine's error and message), or NotSupported when the engine is not built in.
+Result<std::unique_ptr<EngineSession>> open_session(RuntimeKind kind, std::vector<uint8_t> bytes,
+                                                    DeviceEnvironment& env,
+                                                    const SessionOptions& options);
+
+Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
+                                                            DeviceEnvironment& env,
+                                                            const SessionOptions& options);
+Result<std::unique_ptr<EngineSession>> open_executorch_session(std::vector<uint8_t> bytes,
+                                                               DeviceEnvironment& env,
+                                                               const SessionOptions& options);
+
+}  // namespace devplan::harness

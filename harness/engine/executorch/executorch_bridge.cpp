@@ -1,0 +1,229 @@
+#include <harness/engine/executorch/executorch_bridge.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/core/device_allocator.h>
+#include <executorch/runtime/platform/platform.h>
+#include <executorch/runtime/platform/runtime.h>
+
+#include <harness/engine/executorch/executorch_device_backend.h>
+#include <runtime_ext/core/allocation_owner.h>
+
+namespace devplan::harness::executorch_bridge {
+namespace et = ::executorch::runtime;
+
+namespace {
+
+std::mutex g_mutex;  // guards everything below that is not atomic
+std::atomic<DeviceAllocator*> g_target{nullptr};
+std::vector<ExpectedBuffer> g_expected;
+std::string g_error_log;
+std::atomic<int> g_placeholders_enabled{0};
+
+void append_error(const std::string& line) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_error_log.empty()) g_error_log += "; ";
+  g_error_log += line;
+}
+
+// ExecuTorch's log lines: errors are kept for the harness's messages; a fatal line (an abort
+// follows) also goes straight to stderr, so a child process that dies still says why.
+void emit_log(et_timestamp_t, et_pal_log_level_t level, const char*, const char*, size_t,
+              const char* message, size_t length) {
+  static const bool verbose = std::getenv("DEVPLAN_EXECUTORCH_LOG") != nullptr;
+  std::string text(message, length);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (verbose || level == kFatal) {
+    const std::string line = std::string("executorch ") + static_cast<char>(level) + ": " + text + "\n";
+    ssize_t ignored = ::write(2, line.data(), line.size());
+    (void)ignored;
+  }
+  if (level == kError || level == kFatal) append_error(text);
+}
+
+et::Error to_et(ErrorCode code) { return static_cast<et::Error>(static_cast<uint32_t>(code)); }
+
+// The one CUDA allocator ExecuTorch ever sees.
+class ForwardingDeviceAllocator final : public et::DeviceAllocator {
+ public:
+  et::Result<void*> allocate(size_t nbytes, et::etensor::DeviceIndex index,
+                             size_t alignment) override {
+    ::devplan::DeviceAllocator* target = g_target.load();
+    if (target == nullptr) {
+      append_error("devplan: no device allocator installed for cuda");
+      return et::Error::NotFound;
+    }
+    std::string owner = claim_owner(nbytes, index);
+    ::devplan::Result<void*> r = [&] {
+      ScopedAllocationOwner scoped(owner);
+      return target->allocate(nbytes, index, alignment);
+    }();
+    if (!r.ok()) {
+      append_error("devplan allocator: " + r.error().message());
+      unclaim(owner);
+      return to_et(r.code());
+    }
+    return *r;
+  }
+
+  void deallocate(void* ptr, et::etensor::DeviceIndex index) override {
+    ::devplan::DeviceAllocator* target = g_target.load();
+    if (target != nullptr) target->deallocate(ptr, index);
+  }
+
+  et::Error copy_host_to_device(void* dst, const void* src, size_t nbytes,
+                                et::etensor::DeviceIndex index) override {
+    return copy(true, dst, src, nbytes, index);
+  }
+  et::Error copy_device_to_host(void* dst, const void* src, size_t nbytes,
+                                et::etensor::DeviceIndex index) override {
+    return copy(false, dst, src, nbytes, index);
+  }
+  et::etensor::DeviceType device_type() const override { return et::etensor::DeviceType::CUDA; }
+
+ private:
+  static et::Error copy(bool to_device, void* dst, const void* src, size_t nbytes,
+                        et::etensor::DeviceIndex index) {
+    ::devplan::DeviceAllocator* target = g_target.load();
+    if (target == nullptr) {
+      append_error("devplan: no device allocator installed for cuda");
+      return et::Error::NotFound;
+    }
+    ::devplan::Error e = to_device ? target->copy_host_to_device(dst, src, nbytes, index)
+                        : target->copy_device_to_host(dst, src, nbytes, index);
+    if (e.ok()) return et::Error::Ok;
+    append_error("devplan allocator: " + e.message());
+    return to_et(e.code());
+  }
+
+  static std::string claim_owner(size_t nbytes, et::etensor::DeviceIndex index) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::string fallback;
+    for (ExpectedBuffer& b : g_expected) {
+      if (fallback.empty()) fallback = b.owner.substr(0, b.owner.find('/')) + "/?";
+      if (!b.claimed && b.size == nbytes && b.device_index == index) {
+        b.claimed = true;
+        return b.owner;
+      }
+    }
+    return fallback.empty() ? std::string("-") : fallback;
+  }
+
+  static void unclaim(const std::string& owner) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (ExpectedBuffer& b : g_expected) {
+      if (b.claimed && b.owner == owner) {
+        b.claimed = false;
+        return;
+      }
+    }
+  }
+};
+
+// Stands in for a backend that neither engine has (simulate's load path only).
+class PlaceholderBackend final : public et::BackendInterface {
+ public:
+  explicit PlaceholderBackend(std::string id) : id_(std::move(id)) {}
+  const std::string& id() const { return id_; }
+
+  bool is_available() const override { return true; }
+  et::Result<et::DelegateHandle*> init(et::BackendInitContext&, et::FreeableBuffer* processed,
+                                       et::ArrayRef<et::CompileSpec>) const override {
+    if (g_placeholders_enabled.load() == 0) {
+      append_error("no backend named '" + id_ + "' is available (devplan's placeholder for it "
+                   "only stands in under simulate)");
+      return et::Error::NotFound;
+    }
+    if (processed != nullptr) processed->Free();
+    return reinterpret_cast<et::DelegateHandle*>(const_cast<PlaceholderBackend*>(this));
+  }
+  et::Error execute(et::BackendExecutionContext&, et::DelegateHandle*,
+                    et::Span<et::EValue*>) const override {
+    append_error("delegate '" + id_ + "' has no backend here: a placeholder loaded it and "
+                 "cannot execute it");
+    return et::Error::NotSupported;
+  }
+
+ private:
+  std::string id_;
+};
+
+std::deque<PlaceholderBackend>& placeholders() {
+  static std::deque<PlaceholderBackend> all;  // stable addresses; names live as long
+  return all;
+}
+
+}  // namespace
+
+void install() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    et::register_pal(et::PalImpl::create(&emit_log, __FILE__));
+    et::runtime_init();
+    static ForwardingDeviceAllocator forwarder;
+    if (et::get_device_allocator(et::etensor::DeviceType::CUDA) == nullptr) {
+      et::register_device_allocator(&forwarder);
+    }
+    register_executorch_device_backend();
+  });
+}
+
+ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target) : previous_(g_target.exchange(target)) {}
+ScopedBridgeTarget::~ScopedBridgeTarget() { g_target.store(previous_); }
+
+DeviceAllocator* current_target() { return g_target.load(); }
+
+void expect_buffers(std::vector<ExpectedBuffer> buffers) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_expected = std::move(buffers);
+}
+
+std::vector<ExpectedBuffer> take_expected_buffers() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<ExpectedBuffer> out;
+  out.swap(g_expected);
+  return out;
+}
+
+std::string take_error_log() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::string out;
+  out.swap(g_error_log);
+  return out;
+}
+
+void record_error(const std::string& line) { append_error(line); }
+
+Error ensure_placeholder_backend(const std::string& id) {
+  install();
+  if (et::get_backend_class(id.c_str()) != nullptr) return Error::success();
+  std::deque<PlaceholderBackend>& all = placeholders();
+  all.emplace_back(id);
+  const et::Error e = et::register_backend(et::Backend{all.back().id().c_str(), &all.back()});
+  if (e != et::Error::Ok) {
+    all.pop_back();
+    return Error(static_cast<ErrorCode>(static_cast<uint32_t>(e)),
+                 "cannot register a placeholder for backend '" + id +
+                     "' in ExecuTorch's backend table: " + take_error_log());
+  }
+  return Error::success();
+}
+
+bool is_placeholder_backend(const std::string& id) {
+  for (const PlaceholderBackend& p : placeholders()) {
+    if (p.id() == id) return true;
+  }
+  return false;
+}
+
+ScopedPlaceholders::ScopedPlaceholders() { ++g_placeholders_enabled; }
+ScopedPlaceholders::~ScopedPlaceholders() { --g_placeholders_enabled; }
+
+}  // namespace devplan::harness::executorch_bridge

@@ -1,0 +1,75 @@
+// devplan's hooks into ExecuTorch's process-wide state. ExecuTorch keeps one allocator registry
+// per process, aborts on a second registration for a device type, and logs through its platform
+// layer (PAL). So, once per process:
+//   - one forwarding DeviceAllocator is registered for CUDA; it forwards to whichever devplan
+//     allocator the harness has installed (ScopedBridgeTarget), labelling each allocation with
+//     its owner ("forward/buffer 1") by matching the planned sizes of the method being loaded;
+//   - the PAL's log hook keeps ExecuTorch's error lines, so errors carry its own words;
+//   - DevplanDeviceBackend (ExecutorchDeviceBackend) is registered;
+//   - placeholder backends are registered on demand for delegate ids nobody provides.
+//
+// Threading: one ExecuTorch session at a time per process (the installed target and the
+// expected owners are process-wide); the harness runs its sessions sequentially.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/device.h>
+#include <runtime_ext/core/device_allocator.h>
+#include <runtime_ext/core/result.h>
+
+namespace devplan::harness::executorch_bridge {
+
+// Registers the forwarding allocator, the log hook and DevplanDeviceBackend (once).
+void install();
+
+// Installs `target` as the allocator the CUDA forwarder uses, for this object's lifetime.
+class ScopedBridgeTarget {
+ public:
+  explicit ScopedBridgeTarget(DeviceAllocator* target);
+  ~ScopedBridgeTarget();
+  ScopedBridgeTarget(const ScopedBridgeTarget&) = delete;
+  ScopedBridgeTarget& operator=(const ScopedBridgeTarget&) = delete;
+
+ private:
+  DeviceAllocator* previous_;
+};
+
+// A planned device buffer the next allocations may be for.
+struct ExpectedBuffer {
+  std::string owner;  // "forward/buffer 1"
+  uint64_t size = 0;
+  DeviceIndex device_index = 0;
+  bool claimed = false;
+};
+
+// Sets the buffers the next allocations are matched against: an allocation takes the owner of
+// the first unclaimed buffer of its size and device index ("<method>/?" when none matches).
+void expect_buffers(std::vector<ExpectedBuffer> buffers);
+// The buffers with whether each was claimed by a successful allocation; clears the list.
+std::vector<ExpectedBuffer> take_expected_buffers();
+
+// ExecuTorch's error and fatal log lines since the last call, joined by "; " (then cleared).
+std::string take_error_log();
+
+// Makes sure a backend named `id` exists: when ExecuTorch has none, registers a placeholder
+// that initialises only while placeholders are enabled and never executes (both errors name
+// it). Error when ExecuTorch's backend table is full.
+Error ensure_placeholder_backend(const std::string& id);
+// Enables placeholders for this object's lifetime (simulate's load path).
+class ScopedPlaceholders {
+ public:
+  ScopedPlaceholders();
+  ~ScopedPlaceholders();
+};
+// The allocator installed by ScopedBridgeTarget (null when none).
+DeviceAllocator* current_target();
+// Adds a line to the error log (devplan's own backends report through it).
+void record_error(const std::string& line);
+
+// True when `id` is one of the placeholders.
+bool is_placeholder_backend(const std::string& id);
+
+}  // namespace devplan::harness::executorch_bridge

@@ -1,0 +1,296 @@
+// The ExecuTorch engine: ExecuTorch 1.5.1's own Module (libexecutorch.so from the PyPI wheel)
+// over the program bytes, its device buffers allocated through executorch_bridge's forwarding
+// allocator into the DeviceEnvironment's allocator.
+#include <unordered_map>
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/extension/module/module.h>
+#include <executorch/runtime/core/exec_aten/exec_aten.h>
+
+#include <cstring>
+
+#include <harness/commands/tensor_values.h>
+#include <harness/engine/delegate_ids.h>
+#include <harness/engine/engine.h>
+#include <harness/engine/executorch/executorch_bridge.h>
+
+namespace devplan::harness {
+namespace {
+namespace et = ::executorch::runtime;
+namespace bridge = executorch_bridge;
+using ::executorch::extension::BufferDataLoader;
+using ::executorch::extension::module::Module;
+
+// A devplan Error for ExecuTorch's `e`, with what was being done and ExecuTorch's error lines.
+Error from_et(et::Error e, const std::string& what) {
+  std::string message = "ExecuTorch: " + what + " failed";
+  const std::string log = bridge::take_error_log();
+  if (!log.empty()) message += ": " + log;
+  return Error(static_cast<ErrorCode>(static_cast<uint32_t>(e)), message);
+}
+
+Device from_et(const et::etensor::Device& d) {
+  if (d.type() == et::etensor::DeviceType::CPU) return Device::cpu();
+  return Device{DeviceType::CUDA, static_cast<DeviceIndex>(d.index())};
+}
+
+// Host storage for one input tensor of ExecuTorch's kind.
+struct InputTensor {
+  std::vector<uint8_t> bytes;
+  std::vector<::executorch::aten::SizesType> sizes;
+  std::vector<::executorch::aten::DimOrderType> dim_order;
+  std::vector<::executorch::aten::StridesType> strides;
+  std::unique_ptr<::executorch::aten::TensorImpl> impl;
+};
+
+class ExecutorchSession final : public EngineSession {
+ public:
+  ExecutorchSession(std::vector<uint8_t> bytes, DeviceEnvironment& env, const SessionOptions& options)
+      : bytes_(std::move(bytes)),
+        target_(env.device_allocator()),
+        placeholders_(options.placeholder_backends ? new bridge::ScopedPlaceholders() : nullptr) {}
+
+  ~ExecutorchSession() override {
+    module_.reset();  // frees every device buffer while the target is still installed
+  }
+
+  Error open() {
+    if (placeholders_) {
+      for (const std::string& id : delegate_ids(bytes_)) {
+        DEVPLAN_RETURN_IF_ERROR(bridge::ensure_placeholder_backend(id));
+      }
+    }
+    bridge::take_error_log();
+    module_ = std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()));
+    const et::Error e = module_->load();
+    if (e != et::Error::Ok) return from_et(e, "loading the program");
+    std::shared_ptr<et::Program> program = module_->program();
+    for (size_t i = 0; i < program->num_methods(); ++i) {
+      et::Result<const char*> name = program->get_method_name(i);
+      if (!name.ok()) return from_et(name.error(), "reading method name " + std::to_string(i));
+      names_.emplace_back(*name);
+    }
+    return Error::success();
+  }
+
+  RuntimeKind runtime() const override { return RuntimeKind::Executorch; }
+  const std::vector<std::string>& method_names() const override { return names_; }
+
+  Error load_method(const std::string& name) override {
+    DEVPLAN_ASSIGN_OR_RETURN(std::vector<BufferOutcome> planned, planned_buffers(name));
+    std::vector<bridge::ExpectedBuffer> expected;
+    for (const BufferOutcome& b : planned) {
+      if (b.device.is_cpu()) continue;
+      bridge::ExpectedBuffer e;
+      e.owner = name + "/buffer " + std::to_string(b.index);
+      e.size = b.size;
+      e.device_index = b.device.index;
+      expected.push_back(std::move(e));
+    }
+    bridge::expect_buffers(std::move(expected));
+    bridge::take_error_log();
+    const et::Error e = module_->load_method(name);
+    std::vector<bridge::ExpectedBuffer> seen = bridge::take_expected_buffers();
+    const bool ok = e == et::Error::Ok;
+    for (BufferOutcome& b : planned) {
+      if (b.device.is_cpu()) {
+        b.allocated = ok && b.size > 0;
+        continue;
+      }
+      const std::string owner = name + "/buffer " + std::to_string(b.index);
+      for (const bridge::ExpectedBuffer& s : seen) {
+        if (s.owner == owner) b.allocated = ok && s.claimed;
+      }
+    }
+    buffers_[name] = std::move(planned);
+    if (!ok) return from_et(e, "load_method('" + name + "')");
+    return Error::success();
+  }
+
+  bool is_method_loaded(const std::string& name) const override {
+    return module_->is_method_loaded(name);
+  }
+
+  std::vector<BufferOutcome> buffers(const std::string& name) const override {
+    auto it = buffers_.find(name);
+    if (it != buffers_.end()) return it->second;
+    Result<std::vector<BufferOutcome>> planned = planned_buffers(name);
+    return planned.ok() ? *planned : std::vector<BufferOutcome>();
+  }
+
+  Error unload_method(const std::string& name) override {
+    if (!module_->unload_method(name)) {
+      return Error(ErrorCode::InvalidState, "ExecuTorch: method '" + name + "' is not loaded");
+    }
+    return Error::success();
+  }
+
+  Result<std::vector<OutputValues>> execute(const std::string& name,
+                                            const std::vector<std::string>& given,
+                                            bool* usage_error) override {
+    *usage_error = false;
+    if (!module_->is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(load_method(name));
+    et::Result<et::MethodMeta> meta = module_->method_meta(name);
+    if (!meta.ok()) return from_et(meta.error(), "method_meta('" + name + "')");
+    if (given.size() > meta->num_inputs()) {
+      *usage_error = true;
+      return Error(ErrorCode::InvalidArgument,
+                   std::to_string(given.size()) + " --input given but method '" + name + "' has " +
+                       std::to_string(meta->num_inputs()) + " inputs");
+    }
+    std::vector<InputTensor> storage(meta->num_inputs());
+    std::vector<et::EValue> inputs;
+    for (size_t i = 0; i < meta->num_inputs(); ++i) {
+      std::vector<double> values{1.0};
+      if (i < given.size()) {
+        Result<std::vector<double>> parsed = parse_number_list(given[i]);
+        if (!parsed.ok()) {
+          *usage_error = true;
+          return parsed.error().with_context("--input " + std::to_string(i));
+        }
+        values = *parsed;
+      }
+      et::Result<et::Tag> tag = meta->input_tag(i);
+      if (!tag.ok()) return from_et(tag.error(), "input_tag(" + std::to_string(i) + ")");
+      if (*tag == et::Tag::Int) {
+        inputs.emplace_back(static_cast<int64_t>(values[0]));
+      } else if (*tag == et::Tag::Double) {
+        inputs.emplace_back(values[0]);
+      } else if (*tag == et::Tag::Bool) {
+        inputs.emplace_back(values[0] != 0);
+      } else if (*tag == et::Tag::Tensor) {
+        DEVPLAN_RETURN_IF_ERROR(make_input(*meta, i, values, &storage[i], usage_error));
+        inputs.emplace_back(::executorch::aten::Tensor(storage[i].impl.get()));
+      } else {
+        if (i < given.size()) {
+          *usage_error = true;
+          return Error(ErrorCode::InvalidArgument,
+                       "input " + std::to_string(i) + " cannot be given as numbers");
+        }
+        inputs.emplace_back();
+      }
+    }
+    bridge::take_error_log();
+    et::Result<std::vector<et::EValue>> outputs = module_->execute(name, inputs);
+    if (!outputs.ok()) return from_et(outputs.error(), "execute('" + name + "')");
+    std::vector<OutputValues> result;
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      DEVPLAN_ASSIGN_OR_RETURN(OutputValues o, read_output((*outputs)[i], i));
+      result.push_back(std::move(o));
+    }
+    return result;
+  }
+
+ private:
+  // The method's planned buffers as ExecuTorch's MethodMeta reports them (same numbering as
+  // devplan's user-facing buffers).
+  Result<std::vector<BufferOutcome>> planned_buffers(const std::string& name) const {
+    et::Result<et::MethodMeta> meta = module_->method_meta(name);
+    if (!meta.ok()) return from_et(meta.error(), "method_meta('" + name + "')");
+    std::vector<BufferOutcome> out;
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+      et::Result<int64_t> size = meta->memory_planned_buffer_size(i);
+      if (!size.ok()) return from_et(size.error(), "memory_planned_buffer_size(" + std::to_string(i) + ")");
+      et::Result<et::etensor::Device> device = meta->memory_planned_buffer_device(i);
+      if (!device.ok()) return from_et(device.error(), "memory_planned_buffer_device(" + std::to_string(i) + ")");
+      BufferOutcome b;
+      b.index = i;
+      b.size = static_cast<uint64_t>(*size);
+      b.device = from_et(*device);
+      out.push_back(b);
+    }
+    return out;
+  }
+
+  Error make_input(const et::MethodMeta& meta, size_t i, const std::vector<double>& values,
+                   InputTensor* t, bool* usage_error) {
+    et::Result<et::TensorInfo> info = meta.input_tensor_meta(i);
+    if (!info.ok()) return from_et(info.error(), "input_tensor_meta(" + std::to_string(i) + ")");
+    const auto dtype = static_cast<ScalarType>(static_cast<int8_t>(info->scalar_type()));
+    int64_t numel = 1;
+    for (int32_t s : info->sizes()) {
+      t->sizes.push_back(s);
+      numel *= s;
+    }
+    for (uint8_t d : info->dim_order()) t->dim_order.push_back(d);
+    if (t->dim_order.size() != t->sizes.size()) {
+      t->dim_order.clear();
+      for (size_t d = 0; d < t->sizes.size(); ++d) t->dim_order.push_back(static_cast<uint8_t>(d));
+    }
+    t->strides.assign(t->sizes.size(), 1);
+    int64_t stride = 1;
+    for (size_t k = t->dim_order.size(); k-- > 0;) {
+      const size_t dim = t->dim_order[k];
+      if (dim >= t->sizes.size()) return Error(ErrorCode::InvalidProgram, "input " + std::to_string(i) + ": bad dim_order");
+      t->strides[dim] = static_cast<::executorch::aten::StridesType>(stride);
+      stride *= t->sizes[dim];
+    }
+    Result<std::vector<uint8_t>> encoded = encode_values(values, dtype, numel);
+    if (!encoded.ok()) {
+      *usage_error = encoded.code() == ErrorCode::InvalidArgument;
+      return encoded.error().with_context("input " + std::to_string(i));
+    }
+    t->bytes = std::move(encoded).value();
+    t->impl = std::make_unique<::executorch::aten::TensorImpl>(
+        info->scalar_type(), static_cast<ssize_t>(t->sizes.size()), t->sizes.data(),
+        t->bytes.data(), t->dim_order.data(), t->strides.data());
+    return Error::success();
+  }
+
+  Result<OutputValues> read_output(const et::EValue& value, size_t i) const {
+    OutputValues o;
+    o.index = i;
+    if (value.isTensor()) {
+      const ::executorch::aten::Tensor t = value.toTensor();
+      o.tag = ValueTag::Tensor;
+      o.dtype = static_cast<ScalarType>(static_cast<int8_t>(t.scalar_type()));
+      for (ssize_t d = 0; d < t.dim(); ++d) o.sizes.push_back(static_cast<int32_t>(t.size(d)));
+      std::vector<uint8_t> bytes(t.nbytes());
+      if (t.device_type() == et::etensor::DeviceType::CPU) {
+        if (!bytes.empty()) std::memcpy(bytes.data(), t.const_data_ptr(), bytes.size());
+        o.device = Device::cpu();
+      } else {
+        o.device = Device{DeviceType::CUDA, static_cast<DeviceIndex>(t.device_index())};
+        if (!bytes.empty()) {
+          DEVPLAN_RETURN_IF_ERROR(target_->copy_device_to_host(bytes.data(), t.const_data_ptr(),
+                                                               bytes.size(), o.device.index));
+        }
+      }
+      DEVPLAN_ASSIGN_OR_RETURN(o.values, decode_values(bytes, o.dtype));
+    } else if (value.isInt()) {
+      o.tag = ValueTag::Int;
+      o.values = {std::to_string(value.toInt())};
+    } else if (value.isDouble()) {
+      o.tag = ValueTag::Double;
+      o.values = {format_number(value.toDouble())};
+    } else if (value.isBool()) {
+      o.tag = ValueTag::Bool;
+      o.values = {value.toBool() ? "true" : "false"};
+    }
+    return o;
+  }
+
+  std::vector<uint8_t> bytes_;
+  DeviceAllocator* target_;
+  bridge::ScopedBridgeTarget scoped_target_{target_};
+  std::unique_ptr<bridge::ScopedPlaceholders> placeholders_;
+  std::unique_ptr<Module> module_;  // destroyed first (see the destructor)
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;
+};
+
+}  // namespace
+
+bool executorch_available() { return true; }
+std::string executorch_unavailable_reason() { return ""; }
+
+Result<std::unique_ptr<EngineSession>> open_executorch_session(std::vector<uint8_t> bytes,
+                                                               DeviceEnvironment& env,
+                                                               const SessionOptions& options) {
+  bridge::install();
+  auto session = std::make_unique<ExecutorchSession>(std::move(bytes), env, options);
+  DEVPLAN_RETURN_IF_ERROR(session->open());
+  return std::unique_ptr<EngineSession>(std::move(session));
+}
+
+}  // namespace devplan::harness
