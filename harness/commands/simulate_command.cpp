@@ -176,8 +176,9 @@ int simulate_parsed(const cli::ParsedArgs* parsed_args, const SimulationOptions*
   const bool json = parsed->has("json");
   const auto start = std::chrono::steady_clock::now();
   Result<std::vector<uint8_t>> bytes = read_file(file);
-  Result<SimulationResult> result =
-      bytes.ok() ? simulate_program(*bytes, *options) : Result<SimulationResult>(bytes.error());
+  bool program_error = false;
+  Result<SimulationResult> result = bytes.ok() ? simulate_program(*bytes, *options, &program_error)
+                                               : Result<SimulationResult>(bytes.error());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (parsed->has("junit")) {
@@ -201,7 +202,7 @@ int simulate_parsed(const cli::ParsedArgs* parsed_args, const SimulationOptions*
   if (!result.ok()) {
     const Error error = result.error().with_context(file);
     if (result.code() == ErrorCode::InvalidArgument || result.code() == ErrorCode::NotFound) {
-      if (bytes.ok()) {  // an option that does not fit the program (a method, a buffer)
+      if (bytes.ok() && !program_error) {  // an option that does not fit the program
         err << "devplan simulate: " << error.message() << "\n";
         return cli::kExitUsage;
       }

@@ -54,11 +54,18 @@ Result<std::vector<uint8_t>> apply_placements(
 }
 
 Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
-                                          const SimulationOptions& options) {
+                                          const SimulationOptions& options, bool* program_error) {
+  bool ignored = false;
+  if (program_error == nullptr) program_error = &ignored;
+  *program_error = false;
   std::vector<uint8_t> program_bytes;
   if (!options.placements.empty()) {
-    DEVPLAN_ASSIGN_OR_RETURN(Program program,
-                             Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+    Result<Program> loaded = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+    if (!loaded.ok()) {
+      *program_error = true;
+      return loaded.error();
+    }
+    const Program& program = *loaded;
     for (const std::string& wanted : options.methods) {
       if (!program.method_plan(wanted).ok()) {
         return Error(ErrorCode::NotFound, "the program has no method '" + wanted + "'");
@@ -107,8 +114,13 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
   SimulationResult result;
   result.runtime = options.runtime;
   {
-    DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<EngineSession> session,
-                             open_session(options.runtime, std::move(program_bytes), *env, session_options));
+    Result<std::unique_ptr<EngineSession>> opened =
+        open_session(options.runtime, std::move(program_bytes), *env, session_options);
+    if (!opened.ok()) {
+      *program_error = true;
+      return opened.error();
+    }
+    std::unique_ptr<EngineSession> session = std::move(opened).value();
     const std::vector<std::string> names = session->method_names();
     for (const std::string& wanted : options.methods) {
       if (!selected(names, wanted)) {

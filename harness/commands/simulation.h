@@ -73,8 +73,10 @@ Result<std::vector<uint8_t>> apply_placements(const Program& program,
 
 // Runs the simulation. Errors only for a program that does not load at all (its error), an
 // unknown method name (NotFound) or a bad option (InvalidArgument); a method that fails to
-// load is an outcome, not an error.
+// load is an outcome, not an error. `program_error` (optional) is set when the error is the
+// program's (it does not read or open), not an option's.
 Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
-                                          const SimulationOptions& options);
+                                          const SimulationOptions& options,
+                                          bool* program_error = nullptr);
 
 }  // namespace devplan::harness

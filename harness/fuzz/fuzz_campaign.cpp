@@ -77,6 +77,8 @@ CampaignResult run_campaign(const CampaignOptions& options,
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   CampaignResult result;
   Clock::time_point last_report = start;
+  FuzzCaseOptions checks = options.checks;
+  checks.known_divergences = &result.known_divergences;
   const uint32_t shards = options.shard_count == 0 ? 1 : options.shard_count;
   for (uint64_t k = options.only_case.value_or(options.shard_index);; k += shards) {
     if (options.only_case && k != *options.only_case) break;
@@ -84,7 +86,7 @@ CampaignResult run_campaign(const CampaignOptions& options,
     if (!options.only_case && options.max_seconds > 0 && elapsed() >= options.max_seconds) break;
     const uint64_t seed = case_seed(options.seed, k);
     const ProgramDraft draft = generate_program_draft(seed, options.scenario);
-    std::optional<FuzzFinding> f = run_draft(draft, seed, options.checks);
+    std::optional<FuzzFinding> f = run_draft(draft, seed, checks);
     ++result.cases;
     if (f) {
       result.failure = minimise_failure(draft, k, seed, options.checks, options.max_shrink_attempts);

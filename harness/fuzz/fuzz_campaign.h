@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -49,6 +50,7 @@ struct CampaignResult {
   uint64_t cases = 0;
   double seconds = 0;
   std::optional<CampaignFailure> failure;  // the first failure; the campaign stops there
+  std::map<std::string, uint64_t> known_divergences;  // --differential: by id, over all cases
 };
 
 // The seed of case `k` of a campaign with `seed`.

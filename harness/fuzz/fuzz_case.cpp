@@ -4,6 +4,7 @@
 #include <memory>
 #include <numeric>
 
+#include <harness/fuzz/differential_check.h>
 #include <harness/scenario/corruption.h>
 #include <harness/scenario/scenario_program.h>
 #include <mocks/simulated_device_backend.h>
@@ -230,7 +231,13 @@ std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64
   size_t device_allocations = 0;
   if (auto f = check_lifecycle(scenario, program, rng, options, &device_allocations)) return f;
   if (auto f = check_fault(scenario, program, device_allocations, rng)) return f;
-  return check_corruption(scenario, rng);
+  if (auto f = check_corruption(scenario, rng)) return f;
+  if (!options.differential) return std::nullopt;
+  DifferentialResult d = compare_engines(bytes);
+  if (options.known_divergences != nullptr) {
+    for (const auto& [id, count] : d.known) (*options.known_divergences)[id] += count;
+  }
+  return d.divergence;
 }
 
 }  // namespace devplan::harness

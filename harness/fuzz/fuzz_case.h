@@ -14,11 +14,13 @@
 //                is live and no misuse was recorded (leaks are named with their owners);
 //   fault        failing a random k-th allocation makes a load fail with
 //                MemoryAllocationFailed and leaves nothing live; the next load succeeds;
-//   corruption   a random corruption of the program is rejected with InvalidProgram.
+//   corruption   a random corruption of the program is rejected with InvalidProgram;
+//   differential (with --differential) both engines agree (differential_check.h).
 // The random choices (load and unload order, k, the corruption) come from `case_seed`.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -29,6 +31,11 @@ namespace devplan::harness {
 
 struct FuzzCaseOptions {
   UnloadBug unload_bug = UnloadBug::None;  // --inject-bug: the hunter's self-test
+  // --differential: after the checks above, the program goes through both engines
+  // (differential_check.h); a divergence is a finding "differential".
+  bool differential = false;
+  // Where known divergences are counted, by id (null: not counted).
+  std::map<std::string, uint64_t>* known_divergences = nullptr;
 };
 
 struct FuzzFinding {

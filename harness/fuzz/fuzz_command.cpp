@@ -1,7 +1,9 @@
 // devplan fuzz [--seed S] [--cases N] [--seconds T] [--shard I/N] [--devices D,D,...]
-//              [--case K] [--inject-bug BUG] [--out DIR] [--junit FILE] [--json]
+//              [--case K] [--inject-bug BUG] [--differential] [--out DIR] [--junit FILE]
+//              [--json]
 #include <harness/cli/args.h>
 #include <harness/commands/command.h>
+#include <harness/engine/engine.h>
 #include <harness/fuzz/fuzz_campaign.h>
 #include <harness/report/json_writer.h>
 #include <harness/report/junit.h>
@@ -18,7 +20,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: devplan fuzz [--seed S] [--cases N] [--seconds T] [--shard I/N]\n"
     "                    [--devices cpu:0,cuda:0,cuda:1] [--case K] [--inject-bug BUG]\n"
-    "                    [--out DIR] [--junit FILE] [--json]\n"
+    "                    [--differential] [--out DIR] [--junit FILE] [--json]\n"
     "  Without --cases or --seconds, runs 1000 cases. Exit 0 clean, 3 failure found.";
 
 const cli::ArgSpec kSpec = {
@@ -27,6 +29,7 @@ const cli::ArgSpec kSpec = {
     {"devices", cli::OptionKind::Single}, {"case", cli::OptionKind::Single},
     {"inject-bug", cli::OptionKind::Single}, {"out", cli::OptionKind::Single},
     {"junit", cli::OptionKind::Single},   {"json", cli::OptionKind::Flag},
+    {"differential", cli::OptionKind::Flag},
 };
 
 Result<CampaignOptions> parse_options(const cli::ParsedArgs& args) {
@@ -75,6 +78,7 @@ Result<CampaignOptions> parse_options(const cli::ParsedArgs& args) {
     DEVPLAN_ASSIGN_OR_RETURN(uint64_t k, cli::parse_uint_option("case", args.value("case")));
     o.only_case = k;
   }
+  o.checks.differential = args.has("differential");
   if (args.has("inject-bug")) {
     const std::string bug = args.value("inject-bug");
     if (!parse_unload_bug(bug, &o.checks.unload_bug) || o.checks.unload_bug == UnloadBug::None) {
@@ -92,6 +96,7 @@ std::string replay_command(const cli::ParsedArgs& args, const CampaignOptions& o
                     std::to_string(failure.case_index);
   if (args.has("devices")) cmd += " --devices " + args.value("devices");
   if (args.has("inject-bug")) cmd += " --inject-bug " + args.value("inject-bug");
+  if (args.has("differential")) cmd += " --differential";
   return cmd;
 }
 
@@ -120,6 +125,11 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     return cli::kExitUsage;
   }
   const bool json = parsed->has("json");
+  if (options->checks.differential && !executorch_available()) {
+    err << "devplan fuzz: --differential needs the ExecuTorch engine: "
+        << executorch_unavailable_reason() << "\n";
+    return cli::kExitError;
+  }
   // A live line on a terminal; plain lines, every few seconds, otherwise.
   const bool tty = &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   double next_plain = 2.0;
@@ -166,6 +176,14 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     w.key("failures").value(static_cast<uint64_t>(result.failure ? 1 : 0));
     w.key("seconds").value(result.seconds);
     w.key("cases_per_second").value(rate);
+    w.key("differential").value(options->checks.differential);
+    if (options->checks.differential) {
+      w.key("divergences").value(static_cast<uint64_t>(
+          result.failure && result.failure->finding.check == "differential" ? 1 : 0));
+      w.key("known_divergences").begin_object();
+      for (const auto& [id, count] : result.known_divergences) w.key(id).value(count);
+      w.end_object();
+    }
     if (result.failure) {
       const CampaignFailure& f = *result.failure;
       w.key("failure").begin_object();
@@ -186,6 +204,14 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
                   result.failure ? 1 : 0, static_cast<unsigned long long>(options->seed),
                   options->shard_index, options->shard_count);
     out << line << "\n";
+    if (options->checks.differential) {
+      out << "differential: devplan and executorch compared on every case; known divergences:";
+      if (result.known_divergences.empty()) out << " none";
+      for (const auto& [id, count] : result.known_divergences) {
+        out << " " << id << " (" << count << " cases)";
+      }
+      out << " (docs/executorch-divergences.md)\n";
+    }
     if (result.failure) {
       const CampaignFailure& f = *result.failure;
       out << "FAILURE in case " << f.case_index << " (" << f.finding.check << "): " << f.finding.message << "\n"

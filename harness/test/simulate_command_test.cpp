@@ -16,6 +16,7 @@ TEST(SimulateCommandTest, DeviceFixturePrintsTheLedgerAllFreed) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out,
             "program: " + fixture_program("device_add_cuda0") + "\n"
+            "runtime: devplan\n"
             "method forward: loaded\n"
             "  buffer 0: 32 B on cpu:0, allocated\n"
             "  buffer 1: 48 B on cuda:0, allocated\n"
@@ -128,7 +129,7 @@ TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
       testing::run(&simulate_command, {testing::fixture_program("device_add_cuda0"), "--json"});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out,
-            R"({"status":"ok","methods":[{"name":"forward","status":"ok","buffers":[)"
+            R"({"status":"ok","runtime":"devplan","methods":[{"name":"forward","status":"ok","buffers":[)"
             R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
             R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
             R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
@@ -150,7 +151,7 @@ TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
   bytes[4] = 'X';
   testing::CommandResult r = testing::run(&simulate_command, {testing::temp_file(bytes), "--json"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out.rfind(R"({"status":"error","error":{"code":"InvalidProgram","message":")", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(R"({"status":"error","runtime":"devplan","error":{"code":"InvalidProgram","message":")", 0), 0u) << r.out;
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ MethodBuilder::MethodBuilder(const MethodPlan& plan) : plan_(plan) {
       spec.value = own(std::vector<uint8_t>(spec.value.begin(), spec.value.end()));
     }
   }
-  delegate_locations_.assign(plan_.delegates.size(), DelegateDataLocation::Inline);
+  delegate_locations_.assign(plan_.delegates.size(), DelegateDataLocation::Segment);
 }
 
 Span<const uint8_t> MethodBuilder::own(std::vector<uint8_t> bytes) {

@@ -63,8 +63,8 @@ struct RawTensorFields {
 
 // Where a delegate's processed data is written.
 enum class DelegateDataLocation : uint8_t {
-  Inline,   // Program.backend_delegate_data (the default)
-  Segment,  // its own segment after the program data
+  Inline,   // Program.backend_delegate_data
+  Segment,  // its own segment after the program data (the default, as the exporter writes)
 };
 
 class MethodBuilder {
@@ -119,7 +119,7 @@ class MethodBuilder {
   // Adds a delegate to backend `backend_id`; returns its index.
   int32_t add_delegate(std::string backend_id, std::vector<uint8_t> processed,
                        std::vector<std::pair<std::string, std::vector<uint8_t>>> compile_specs = {},
-                       DelegateDataLocation location = DelegateDataLocation::Inline);
+                       DelegateDataLocation location = DelegateDataLocation::Segment);
 
   // ---- chains and instructions ----------------------------------------------------------------
 

@@ -537,6 +537,9 @@ class PlanParser {
 
   Error parse_chains() {
     const auto* chains = plan_->chains();
+    // As ExecuTorch's Method::init: a method has at least one chain (its exporter always
+    // writes one, empty when there is nothing to run).
+    if (size_of(chains) == 0) return invalid("no chains (a method needs at least one)");
     for (size_t c = 0; c < size_of(chains); ++c) {
       const fb::Chain* chain = chains->Get(static_cast<flatbuffers::uoffset_t>(c));
       const std::string where = "chain " + std::to_string(c);

@@ -58,7 +58,6 @@ struct Layout {
   // Segment contents in segment-table order.
   std::vector<std::vector<uint8_t>> segments;
 
-  bool constants_in_segment = false;
   uint32_t constant_segment_index = 0;
   std::vector<uint64_t> constant_offsets;             // segment mode
   std::vector<Span<const uint8_t>> inline_constants;  // inline mode; [0] is the placeholder
@@ -132,7 +131,6 @@ std::vector<uint8_t> ProgramBuilder::build() const {
     layout.values.push_back(std::move(values));
   }
   if (segment_constants && num_constants > 0) {
-    layout.constants_in_segment = true;
     layout.constant_segment_index = static_cast<uint32_t>(layout.segments.size());
     layout.segments.push_back(std::move(constant_bytes));
   }
@@ -292,6 +290,13 @@ std::vector<uint8_t> ProgramBuilder::build() const {
                                        fbb.CreateVector(chain.outputs),
                                        fbb.CreateVector(instructions)));
     }
+    // A method with nothing to run still gets one empty chain, as the exporter writes it
+    // (ExecuTorch's runtime rejects a method with no chains).
+    if (chains.empty()) {
+      chains.push_back(fb::CreateChain(fbb, fbb.CreateVector(std::vector<int32_t>()),
+                                       fbb.CreateVector(std::vector<int32_t>()),
+                                       fbb.CreateVector(std::vector<Offset<fb::Instruction>>())));
+    }
 
     std::vector<Offset<fb::Operator>> operators;
     for (const OperatorInfo& op : plan.operators) {
@@ -346,8 +351,12 @@ std::vector<uint8_t> ProgramBuilder::build() const {
                                 fbb.CreateVector(delegates), fbb.CreateVector(sizes), devices));
   }
 
+  // What ExecuTorch's exporter writes: an empty constant_buffer, and a constant_segment whose
+  // offsets hold at least the placeholder [0] (ExecuTorch 1.5.1 rejects a program without one).
   Offset<flatbuffers::Vector<Offset<fb::Buffer>>> constant_buffer = 0;
-  if (!segment_constants && num_constants > 0) {
+  if (segment_constants) {
+    constant_buffer = fbb.CreateVector(std::vector<Offset<fb::Buffer>>());
+  } else if (num_constants > 0) {
     std::vector<Offset<fb::Buffer>> buffers;
     for (const Span<const uint8_t>& data : layout.inline_constants) {
       buffers.push_back(fb::CreateBuffer(fbb, byte_vector(fbb, data, 16)));
@@ -355,7 +364,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
     constant_buffer = fbb.CreateVector(buffers);
   }
   Offset<flatbuffers::Vector<Offset<fb::BackendDelegateInlineData>>> delegate_data = 0;
-  if (!layout.inline_delegate_data.empty()) {
+  if (!layout.inline_delegate_data.empty() || segment_constants) {
     std::vector<Offset<fb::BackendDelegateInlineData>> entries;
     for (const Span<const uint8_t>& data : layout.inline_delegate_data) {
       entries.push_back(fb::CreateBackendDelegateInlineData(fbb, byte_vector(fbb, data, 16)));
@@ -376,7 +385,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
     segments_vector = fbb.CreateVector(entries);
   }
   Offset<fb::SubsegmentOffsets> constant_segment = 0;
-  if (layout.constants_in_segment) {
+  if (segment_constants) {
     constant_segment = fb::CreateSubsegmentOffsets(fbb, layout.constant_segment_index,
                                                    fbb.CreateVector(layout.constant_offsets));
   }

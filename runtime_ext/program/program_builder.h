@@ -12,12 +12,15 @@
 //   planned buffers gets [0] (entry 0 is always written, as ExecuTorch's emitter does).
 // - non_const_buffer_device only when some buffer is not on cpu:0: one entry
 //   {buffer_idx = user index + 1, type, index} per such buffer, in buffer order.
-// - Constants in a constant segment (offsets[0] = 0 is the placeholder; constant k of the
-//   program, counted over all methods from 1, starts at offsets[k], each aligned to
-//   `constant_alignment`), or with ConstantStorage::InlineBuffer in the old constant_buffer
-//   (entry 0 an empty placeholder). Initial values of planned tensors go to one mutable data
-//   segment described by mutable_data_segments[0] the same way. Delegate data goes to
-//   backend_delegate_data (inline) or to its own segment.
+// - What ExecuTorch's current exporter writes (and its 1.5.1 runtime requires): a
+//   constant_segment whose offsets start with the placeholder 0, even with no constants (then
+//   offsets = [0], segment_index 0, no constant segment), and an empty constant_buffer.
+//   Constant k of the program, counted over all methods from 1, starts at offsets[k] of the
+//   constant segment, each aligned to `constant_alignment`. ConstantStorage::InlineBuffer
+//   writes the old layout instead (constants in constant_buffer, entry 0 an empty
+//   placeholder, no constant_segment), which old files have and 1.5.1 rejects. Initial values of planned tensors go to one mutable data
+//   segment described by mutable_data_segments[0] the same way. Delegate data goes to its own
+//   segment (the default, as the exporter does) or to backend_delegate_data (inline).
 // - The extended header (eh00, length 32) only when the segment table is not empty (or
 //   always_write_extended_header): segments follow the flatbuffer data, starting at
 //   program_size rounded up to segment_alignment, each aligned to segment_alignment.

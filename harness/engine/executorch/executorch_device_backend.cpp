@@ -79,10 +79,14 @@ class ExecutorchDeviceBackend final : public et::BackendInterface {
 
 void register_executorch_device_backend() {
   static ExecutorchDeviceBackend backend;
-  if (et::get_backend_class(SimulatedDeviceBackend::kDevplanBackendId) != nullptr) return;
-  const et::Error e =
-      et::register_backend(et::Backend{SimulatedDeviceBackend::kDevplanBackendId, &backend});
-  if (e != et::Error::Ok) record_error("cannot register DevplanDeviceBackend with ExecuTorch");
+  // Also under the id of devplan's own programs (fixtures, fuzz, plan), whose processed bytes
+  // are "add" too, so both engines run every program devplan writes.
+  for (const char* id : {SimulatedDeviceBackend::kDevplanBackendId, SimulatedDeviceBackend::kAddBackendId}) {
+    if (et::get_backend_class(id) != nullptr) continue;
+    if (et::register_backend(et::Backend{id, &backend}) != et::Error::Ok) {
+      record_error(std::string("cannot register ") + id + " with ExecuTorch");
+    }
+  }
 }
 
 }  // namespace devplan::harness::executorch_bridge

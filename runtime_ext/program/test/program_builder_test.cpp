@@ -188,7 +188,7 @@ TEST(ProgramBuilderTest, LayoutOfSegmentsAndHeader) {
   m.add_planned_tensor_with_initial_value(TensorSpec::of(ScalarType::Byte, {4}), 0, 0,
                                           {6, 7, 8, 9});
   m.add_delegate("Seg", {10, 11}, {}, DelegateDataLocation::Segment);
-  m.add_delegate("Inl", {12});
+  m.add_delegate("Inl", {12}, {}, DelegateDataLocation::Inline);
   const std::vector<uint8_t> bytes = builder.build();
   Result<Program> program = Program::load_from_bytes(bytes);
   ASSERT_TRUE(program.ok()) << program.error();

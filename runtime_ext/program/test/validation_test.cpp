@@ -758,8 +758,8 @@ TEST(InstructionValidationTest, ChainInputsAndLaterChains) {
 TEST(DelegateValidationTest, InlineIndexOutOfRange) {
   expect_invalid(
       [](MethodBuilder& m) {
-        m.add_delegate("A", {1, 2});
-        m.add_delegate("B", {3});
+        m.add_delegate("A", {1, 2}, {}, DelegateDataLocation::Inline);
+        m.add_delegate("B", {3}, {}, DelegateDataLocation::Inline);
         m.set_raw_delegate_reference(1, 0, 5);
       },
       "delegate 1: inline data index 5 is out of range (the program has 1 "
@@ -787,7 +787,7 @@ TEST(DelegateValidationTest, UnknownDataLocation) {
 TEST(DelegateValidationTest, SegmentDataReadsBack) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
-  m.add_delegate("Inline", {1, 2, 3});
+  m.add_delegate("Inline", {1, 2, 3}, {}, DelegateDataLocation::Inline);
   m.add_delegate("InSegment", {4, 5, 6, 7, 8}, {{"k", {9}}}, DelegateDataLocation::Segment);
   Result<Program> program = Program::load_from_bytes(builder.build());
   ASSERT_TRUE(program.ok()) << program.error();
@@ -885,10 +885,25 @@ TEST(RawTableValidationTest, DelegateWithoutIdOrReference) {
 }
 
 TEST(RawTableValidationTest, AbsentListsAreEmpty) {
+  // Every list but the chains may be absent; one empty chain is the least a method has.
   const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
-    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"));
+    std::vector<flatbuffers::Offset<fb::Chain>> chains{fb::CreateChain(fbb)};
+    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+                                   fbb.CreateVector(chains));
   });
   EXPECT_TRUE(e.ok()) << e;
+}
+
+TEST(RawTableValidationTest, AMethodWithoutChainsIsInvalidAsInExecutorch) {
+  for (bool empty_list : {false, true}) {
+    const Error e = raw_method_status([&](flatbuffers::FlatBufferBuilder& fbb) {
+      if (!empty_list) return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"));
+      return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+                                     fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>()));
+    });
+    EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << empty_list;
+    EXPECT_EQ(e.message(), "method 'forward': no chains (a method needs at least one)") << empty_list;
+  }
 }
 
 }  // namespace

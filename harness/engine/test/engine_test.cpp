@@ -1,0 +1,137 @@
+// The engine seam without ExecuTorch: --runtime parsing, the runtime_ext session, and the child
+// process that contains aborts.
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include <gtest/gtest.h>
+
+#include <fixtures/generator/fixture_programs.h>
+#include <harness/engine/child_process.h>
+#include <harness/engine/delegate_ids.h>
+#include <harness/engine/engine.h>
+
+namespace devplan::harness {
+namespace {
+
+TEST(RuntimeKind, ParsesBothNamesAndRejectsOthers) {
+  EXPECT_EQ(*parse_runtime_kind("devplan"), RuntimeKind::Devplan);
+  EXPECT_EQ(*parse_runtime_kind("executorch"), RuntimeKind::Executorch);
+  for (const char* bad : {"", "ExecuTorch", "et", "devplan ", "executorch1"}) {
+    Result<RuntimeKind> r = parse_runtime_kind(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(r.error().message(),
+              std::string("--runtime expects devplan or executorch, got '") + bad + "'");
+  }
+  EXPECT_STREQ(runtime_name(RuntimeKind::Devplan), "devplan");
+  EXPECT_STREQ(runtime_name(RuntimeKind::Executorch), "executorch");
+}
+
+TEST(ChildProcess, ReturnsTheBodysTextAndExitCode) {
+  ChildOutcome c = run_in_child([](std::string* out) {
+    *out = "hello";
+    std::cerr << "to stderr\n";
+    std::cerr.flush();
+    return 7;
+  });
+  EXPECT_TRUE(c.started);
+  EXPECT_FALSE(c.signaled());
+  EXPECT_EQ(c.exit_code, 7);
+  EXPECT_EQ(c.out, "hello");
+  EXPECT_EQ(c.err, "to stderr\n");
+  EXPECT_EQ(c.describe(), "exit code 7: to stderr");
+}
+
+TEST(ChildProcess, AnAbortIsReportedWithItsSignalAndLastLine) {
+  ChildOutcome c = run_in_child([](std::string*) {
+    std::cerr << "first\nexecutorch F: check failed\n";
+    std::cerr.flush();
+    std::abort();
+    return 0;
+  });
+  EXPECT_TRUE(c.started);
+  EXPECT_TRUE(c.signaled());
+  EXPECT_EQ(c.signal, SIGABRT);
+  EXPECT_EQ(c.out, "");
+  EXPECT_EQ(c.describe(), "signal 6 (Aborted): executorch F: check failed");
+}
+
+TEST(ChildProcess, LargeOutputsOnBothStreamsDoNotDeadlock) {
+  ChildOutcome c = run_in_child([](std::string* out) {
+    const std::string block(1 << 20, 'e');
+    std::cerr << block;
+    std::cerr.flush();
+    *out = std::string(3 << 20, 'o');
+    return 0;
+  });
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_EQ(c.out.size(), size_t{3} << 20);
+  EXPECT_EQ(c.err.size(), size_t{1} << 20);
+}
+
+TEST(DelegateIds, ListsEveryDelegateOfEveryMethodInOrder) {
+  EXPECT_EQ(delegate_ids(make_two_methods_program()), std::vector<std::string>{kDeviceAddBackendId});
+  EXPECT_EQ(delegate_ids(make_multi_device_program()),
+            (std::vector<std::string>{kDeviceAddBackendId, kDeviceAddBackendId}));
+  EXPECT_TRUE(delegate_ids(make_cpu_add_program()).empty());
+  std::vector<uint8_t> truncated = make_device_add_cuda0_program();
+  truncated.resize(truncated.size() / 2);
+  EXPECT_TRUE(delegate_ids(truncated).empty());
+  EXPECT_TRUE(delegate_ids({}).empty());
+}
+
+TEST(DevplanSession, LoadsUnloadsAndFreesThroughTheEnvironment) {
+  std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+  {
+    Result<std::unique_ptr<EngineSession>> s =
+        open_session(RuntimeKind::Devplan, make_device_add_cuda0_program(), *env, SessionOptions());
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    EXPECT_EQ((*s)->runtime(), RuntimeKind::Devplan);
+    EXPECT_EQ((*s)->method_names(), std::vector<std::string>{"forward"});
+    ASSERT_TRUE((*s)->load_method("forward").ok());
+    EXPECT_TRUE((*s)->is_method_loaded("forward"));
+    const std::vector<BufferOutcome> buffers = (*s)->buffers("forward");
+    ASSERT_EQ(buffers.size(), 2u);
+    EXPECT_EQ(buffers[0].size, 32u);
+    EXPECT_EQ(buffers[0].device, Device::cpu());
+    EXPECT_EQ(buffers[1].size, 48u);
+    EXPECT_EQ(buffers[1].device, Device::cuda(0));
+    EXPECT_TRUE(buffers[1].allocated);
+    bool usage_error = true;
+    Result<std::vector<OutputValues>> out = (*s)->execute("forward", {"1", "2"}, &usage_error);
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    EXPECT_FALSE(usage_error);
+    ASSERT_EQ(out->size(), 1u);
+    EXPECT_EQ((*out)[0].values, (std::vector<std::string>{"3", "3", "3", "3"}));
+    EXPECT_EQ(env->ledger().size(), 1u);
+    EXPECT_TRUE(env->ledger()[0].live);
+  }
+  ASSERT_EQ(env->ledger().size(), 1u);
+  EXPECT_FALSE(env->ledger()[0].live);
+  EXPECT_TRUE(env->leak_lines().empty());
+}
+
+TEST(DevplanSession, AnInvalidProgramIsAnErrorFromOpen) {
+  std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+  Result<std::unique_ptr<EngineSession>> s =
+      open_session(RuntimeKind::Devplan, std::vector<uint8_t>{1, 2, 3}, *env, SessionOptions());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), ErrorCode::InvalidProgram);
+}
+
+TEST(ExecutorchAvailability, SaysWhyWhenMissing) {
+  if (executorch_available()) {
+    EXPECT_EQ(executorch_unavailable_reason(), "");
+  } else {
+    EXPECT_NE(executorch_unavailable_reason().find("scripts/bootstrap.sh"), std::string::npos);
+    std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+    Result<std::unique_ptr<EngineSession>> s =
+        open_session(RuntimeKind::Executorch, make_cpu_add_program(), *env, SessionOptions());
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), ErrorCode::NotSupported);
+  }
+}
+
+}  // namespace
+}  // namespace devplan::harness

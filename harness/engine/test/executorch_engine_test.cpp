@@ -1,0 +1,317 @@
+// ExecuTorch 1.5.1's own runtime under the harness (label `executorch`): exact ledgers for the
+// real exporter's programs and ours under both engines, faults, outputs against eager PyTorch,
+// and bad input that must not take the harness down. Skips, saying why, when devplan was built
+// without the executorch wheel.
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fixtures/generator/fixture_programs.h>
+#include <harness/commands/simulation.h>
+#include <harness/engine/engine.h>
+#include <harness/json/json_parser.h>
+#include <harness/test/commands_test_support.h>
+
+namespace devplan::harness {
+namespace {
+
+using testing::CommandResult;
+using testing::temp_file;
+
+std::string upstream(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
+}
+
+std::vector<uint8_t> bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+SimulationResult simulate(const std::vector<uint8_t>& bytes, RuntimeKind runtime,
+                          SimulationOptions options = SimulationOptions()) {
+  options.runtime = runtime;
+  Result<SimulationResult> r = simulate_program(bytes, options);
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+  return r.ok() ? *r : SimulationResult();
+}
+
+// The program of device_add_cuda0 with its delegate on DevplanDeviceBackend, the backend both
+// engines have: h2d, h2d, add on cuda:0, d2h; buffers [32 cpu:0, 48 cuda:0].
+std::vector<uint8_t> devplan_backend_add_program() {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const Device cuda0 = Device::cuda(0);
+  const TensorSpec host = TensorSpec::of(ScalarType::Float, {2, 2}, Device::cpu());
+  const TensorSpec dev = TensorSpec::of(ScalarType::Float, {2, 2}, cuda0);
+  const uint32_t hb = m.add_buffer(32);
+  const uint32_t db = m.add_buffer(48, cuda0);
+  const int32_t a = m.add_planned_tensor(host, hb, 0);
+  const int32_t b = m.add_planned_tensor(host, hb, 16);
+  const int32_t a_dev = m.add_planned_tensor(dev, db, 0);
+  const int32_t b_dev = m.add_planned_tensor(dev, db, 16);
+  const int32_t sum_dev = m.add_planned_tensor(dev, db, 32);
+  const int32_t out = m.add_planned_tensor(host, hb, 0);
+  const int32_t h2d = m.add_operator("et_copy::_h2d_copy", "out");
+  const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
+  const int32_t add = m.add_delegate("DevplanDeviceBackend", std::vector<uint8_t>{'a', 'd', 'd'},
+                                     {{kTargetDeviceSpecKey, std::vector<uint8_t>{'c', 'u', 'd', 'a', ':', '0'}}});
+  m.add_chain();
+  m.add_kernel_call(h2d, {a, a_dev, a_dev});
+  m.add_kernel_call(h2d, {b, b_dev, b_dev});
+  m.add_delegate_call(add, {a_dev, b_dev, sum_dev});
+  m.add_kernel_call(d2h, {sum_dev, out, out});
+  m.set_inputs({a, b});
+  m.set_outputs({out});
+  return builder.build();
+}
+
+class ExecutorchEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!executorch_available()) GTEST_SKIP() << executorch_unavailable_reason();
+  }
+};
+
+TEST_F(ExecutorchEngine, UpstreamDeviceAddHasTheSameLedgerUnderBothEnginesButTheAlignment) {
+  const std::vector<uint8_t> bytes = bytes_of(upstream("device_add.pte"));
+  for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+    SCOPED_TRACE(runtime_name(runtime));
+    const SimulationResult r = simulate(bytes, runtime);
+    EXPECT_EQ(r.runtime, runtime);
+    ASSERT_EQ(r.methods.size(), 1u);
+    EXPECT_TRUE(r.methods[0].status.ok()) << r.methods[0].status.to_string();
+    ASSERT_EQ(r.methods[0].buffers.size(), 2u);
+    EXPECT_EQ(r.methods[0].buffers[0].size, 256u);
+    EXPECT_EQ(r.methods[0].buffers[0].device, Device::cpu());
+    EXPECT_EQ(r.methods[0].buffers[1].size, 384u);
+    EXPECT_EQ(r.methods[0].buffers[1].device, Device::cuda(0));
+    EXPECT_TRUE(r.methods[0].buffers[1].allocated);
+    ASSERT_EQ(r.allocations.size(), 1u);
+    EXPECT_EQ(r.allocations[0].seq, 1u);
+    EXPECT_EQ(r.allocations[0].device, Device::cuda(0));
+    EXPECT_EQ(r.allocations[0].size, 384u);
+    EXPECT_EQ(r.allocations[0].alignment, runtime == RuntimeKind::Executorch ? 8u : 16u);
+    EXPECT_EQ(r.allocations[0].owner, "forward/buffer 1");
+    EXPECT_FALSE(r.allocations[0].live);
+    EXPECT_TRUE(r.leaks.empty());
+    EXPECT_TRUE(r.misuse.empty());
+  }
+}
+
+TEST_F(ExecutorchEngine, EveryUpstreamProgramLoadsAndFreesEverything) {
+  const std::vector<std::pair<std::string, size_t>> expected = {
+      {"device_add.pte", 1}, {"device_mixed.pte", 1}, {"device_skip_io.pte", 0},
+      {"device_legacy_no_device_planning.pte", 0}, {"mlp.pte", 0}, {"residual.pte", 0},
+      {"transformer.pte", 0}, {"mutable_buffer.pte", 0}};
+  for (const auto& [file, allocations] : expected) {
+    SCOPED_TRACE(file);
+    const SimulationResult r = simulate(bytes_of(upstream(file)), RuntimeKind::Executorch);
+    EXPECT_TRUE(r.all_loaded());
+    EXPECT_EQ(r.allocations.size(), allocations);
+    for (const AllocationRecord& a : r.allocations) {
+      EXPECT_FALSE(a.live);
+      EXPECT_EQ(a.owner, "forward/buffer 1");
+      EXPECT_EQ(a.size, 384u);
+    }
+    EXPECT_FALSE(r.has_findings());
+  }
+}
+
+TEST_F(ExecutorchEngine, AFailedDeviceAllocationFailsTheLoadCleanly) {
+  SimulationOptions options;
+  options.fail_alloc = 1;
+  const SimulationResult r = simulate(bytes_of(upstream("device_mixed.pte")), RuntimeKind::Executorch, options);
+  ASSERT_EQ(r.methods.size(), 1u);
+  EXPECT_EQ(r.methods[0].status.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_NE(r.methods[0].status.message().find("injected fault: allocation #1 of 384 bytes on cuda:0"),
+            std::string::npos)
+      << r.methods[0].status.message();
+  EXPECT_NE(r.methods[0].status.message().find("Failed to allocate device memory for buffer 1"),
+            std::string::npos)
+      << r.methods[0].status.message();
+  EXPECT_TRUE(r.allocations.empty());
+  ASSERT_EQ(r.failed_allocations.size(), 1u);
+  EXPECT_EQ(r.failed_allocations[0].owner, "forward/buffer 1");
+  EXPECT_EQ(r.failed_allocations[0].alignment, 8u);
+  EXPECT_EQ(r.failed_allocations[0].code, ErrorCode::MemoryAllocationFailed);
+  EXPECT_FALSE(r.has_findings());
+}
+
+TEST_F(ExecutorchEngine, ACapacityBelowTheBufferFailsTheLoadAndOneAtItLoads) {
+  for (uint64_t capacity : {383u, 384u}) {
+    SimulationOptions options;
+    options.capacities = {{Device::cuda(0), capacity}};
+    const SimulationResult r = simulate(bytes_of(upstream("device_add.pte")), RuntimeKind::Executorch, options);
+    ASSERT_EQ(r.methods.size(), 1u);
+    EXPECT_EQ(r.methods[0].status.code(),
+              capacity == 383 ? ErrorCode::MemoryAllocationFailed : ErrorCode::Ok);
+    EXPECT_EQ(r.allocations.size(), capacity == 383 ? 0u : 1u);
+    EXPECT_EQ(r.failed_allocations.size(), capacity == 383 ? 1u : 0u);
+    EXPECT_FALSE(r.has_findings());
+  }
+}
+
+TEST_F(ExecutorchEngine, EveryGeneratedFixtureLoadsWithTheSameAllocationsAsRuntimeExt) {
+  for (const FixtureProgram& f : all_fixture_programs()) {
+    SCOPED_TRACE(f.name);
+    const std::vector<uint8_t> bytes = f.builder().build();
+    const SimulationResult ours = simulate(bytes, RuntimeKind::Devplan);
+    const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
+    ASSERT_TRUE(ours.all_loaded());
+    ASSERT_TRUE(theirs.all_loaded());
+    for (const MethodOutcome& m : theirs.methods) EXPECT_TRUE(m.status.ok()) << m.status.to_string();
+    if (std::string(f.name) == "zero_size_device_buffer") {
+      // A known divergence (docs/executorch-divergences.md): ExecuTorch asks for 0 bytes for
+      // the zero-size buffer 2 on cuda:1, after the others; runtime_ext makes no call.
+      ASSERT_EQ(theirs.allocations.size(), ours.allocations.size() + 1);
+      const AllocationRecord& zero = theirs.allocations.back();
+      EXPECT_EQ(zero.size, 0u);
+      EXPECT_EQ(zero.device, Device::cuda(1));
+      EXPECT_EQ(zero.owner, "forward/buffer 2");
+      EXPECT_FALSE(zero.live);
+    } else {
+      ASSERT_EQ(theirs.allocations.size(), ours.allocations.size());
+    }
+    for (size_t i = 0; i < ours.allocations.size(); ++i) {
+      EXPECT_EQ(theirs.allocations[i].seq, ours.allocations[i].seq);
+      EXPECT_EQ(theirs.allocations[i].device, ours.allocations[i].device);
+      EXPECT_EQ(theirs.allocations[i].size, ours.allocations[i].size);
+      EXPECT_EQ(theirs.allocations[i].owner, ours.allocations[i].owner);
+      EXPECT_EQ(theirs.allocations[i].alignment, 8u);
+      EXPECT_EQ(ours.allocations[i].alignment, 16u);
+      EXPECT_FALSE(theirs.allocations[i].live);
+    }
+    EXPECT_FALSE(theirs.has_findings());
+  }
+}
+
+TEST_F(ExecutorchEngine, FailingEachKthAllocationLeavesNothingLive) {
+  const std::vector<uint8_t> bytes = make_multi_device_program();
+  const size_t total = simulate(bytes, RuntimeKind::Executorch).allocations.size();
+  ASSERT_EQ(total, 2u);
+  for (uint64_t k = 1; k <= total; ++k) {
+    SCOPED_TRACE(k);
+    SimulationOptions options;
+    options.fail_alloc = k;
+    const SimulationResult r = simulate(bytes, RuntimeKind::Executorch, options);
+    ASSERT_EQ(r.methods.size(), 1u);
+    EXPECT_EQ(r.methods[0].status.code(), ErrorCode::MemoryAllocationFailed);
+    EXPECT_EQ(r.allocations.size(), k - 1);
+    for (const AllocationRecord& a : r.allocations) EXPECT_FALSE(a.live);
+    EXPECT_EQ(r.failed_allocations.size(), 1u);
+    EXPECT_FALSE(r.has_findings());
+  }
+}
+
+TEST_F(ExecutorchEngine, DevplanDeviceBackendRunsTheSameUnderBothEngines) {
+  const std::string file = temp_file(devplan_backend_add_program());
+  for (const char* runtime : {"devplan", "executorch"}) {
+    SCOPED_TRACE(runtime);
+    CommandResult r = testing::run(&run_command, {file, "--runtime", runtime, "--input", "1",
+                                                  "--input", "2.5"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [3.5, 3.5, 3.5, 3.5]\n");
+  }
+}
+
+TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch) {
+  for (const char* name : {"mlp", "residual", "transformer", "device_legacy_no_device_planning"}) {
+    SCOPED_TRACE(name);
+    Result<JsonValue> reference =
+        parse_json_file(upstream(std::string("reference/") + name + ".ones.json"));
+    ASSERT_TRUE(reference.ok()) << reference.error().to_string();
+    const JsonValue* forward = reference->find("forward");
+    ASSERT_NE(forward, nullptr);
+    const JsonValue* outputs = (*forward)[0].find("outputs");
+    ASSERT_NE(outputs, nullptr);
+    const JsonValue& expected_outputs = *outputs;
+    std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+    Result<std::unique_ptr<EngineSession>> s = open_session(
+        RuntimeKind::Executorch, bytes_of(upstream(std::string(name) + ".pte")), *env, SessionOptions());
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    bool usage_error = false;
+    Result<std::vector<OutputValues>> out = (*s)->execute("forward", {}, &usage_error);
+    if (std::string(name) == "device_legacy_no_device_planning") {
+      // Its delegate is the upstream demo backend, which no runtime has.
+      ASSERT_FALSE(out.ok());
+      EXPECT_EQ(out.code(), ErrorCode::NotFound);
+      EXPECT_NE(out.error().message().find("BackendWithCompilerDemo"), std::string::npos)
+          << out.error().message();
+      continue;
+    }
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    ASSERT_EQ(out->size(), expected_outputs.size());
+    for (size_t i = 0; i < out->size(); ++i) {
+      const JsonValue& want = expected_outputs[i];
+      ASSERT_EQ((*out)[i].values.size(), want.size());
+      for (size_t j = 0; j < want.size(); ++j) {
+        const double got = std::stod((*out)[i].values[j]);
+        ASSERT_NEAR(got, *want[j].get_double(), 1e-5) << "output " << i << " element " << j;
+      }
+    }
+  }
+}
+
+TEST_F(ExecutorchEngine, SimulateLoadsAProgramWhoseBackendNobodyHasButRunRefusesIt) {
+  CommandResult sim = testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime", "executorch"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("runtime: executorch\nmethod forward: loaded\n"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find("  #1 cuda:0 384 B align 8 owner forward/buffer 1  freed\n"), std::string::npos)
+      << sim.out;
+  CommandResult run = testing::run(&run_command, {upstream("device_add.pte"), "--runtime", "executorch"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("devplan run: NotFound: ExecuTorch: load_method('forward') failed: "),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("BackendWithCompilerDemo"), std::string::npos) << run.err;
+}
+
+TEST_F(ExecutorchEngine, SimulateJsonNamesTheRuntime) {
+  CommandResult r = testing::run(&simulate_command,
+                                 {upstream("device_add.pte"), "--runtime", "executorch", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"status\":\"ok\",\"runtime\":\"executorch\",", 0), 0u) << r.out;
+}
+
+TEST_F(ExecutorchEngine, HostCapacityIsAUsageErrorUnderExecutorch) {
+  CommandResult r = testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime",
+                                                     "executorch", "--capacity", "cpu:0=100"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--capacity cpu:0: not supported with --runtime executorch"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(ExecutorchEngine, TheOldInlineConstantLayoutIsRejectedWithExecutorchsReason) {
+  CommandResult r = testing::run(&simulate_command, {testing::real_program("linear_no_constant_segment.pte"),
+                                                     "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("InvalidProgram"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PTE file relies on the constant_buffer path, which is disabled in this build"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ExecutorchEngine, TruncatedProgramsNeverTakeTheHarnessDown) {
+  const std::vector<uint8_t> whole = bytes_of(upstream("device_mixed.pte"));
+  size_t aborted = 0;
+  for (size_t length : {size_t{0}, size_t{4}, size_t{8}, size_t{16}, size_t{64}, size_t{200},
+                        whole.size() / 2, whole.size() - 1}) {
+    SCOPED_TRACE(length);
+    const std::string file = temp_file(std::vector<uint8_t>(whole.begin(), whole.begin() + length));
+    CommandResult r = testing::run(&simulate_command, {file, "--runtime", "executorch"});
+    ASSERT_TRUE(r.exit_code == 1 || r.exit_code == 3) << r.exit_code << r.out << r.err;
+    if (r.exit_code == 3) {
+      ++aborted;
+      EXPECT_NE(r.err.find("FINDING: ExecuTorch aborted while simulating"), std::string::npos) << r.err;
+    } else {
+      EXPECT_NE(r.err.find("devplan simulate: "), std::string::npos) << r.err;
+    }
+  }
+  RecordProperty("aborts", static_cast<int>(aborted));
+}
+
+}  // namespace
+}  // namespace devplan::harness

@@ -1,0 +1,35 @@
+// The differential check of `devplan fuzz --differential`: one program through both engines
+// (runtime_ext and ExecuTorch 1.5.1), each with a fresh tracking allocator, compared on
+//   accept   both open the program and load each method, or both refuse (both errors shown);
+//   ledger   the device allocations: count, order, devices, sizes, owners and alignment, and
+//            that every one was freed with no misuse;
+//   execute  each method's outputs, where both engines can execute it (inputs all ones);
+//   fault    failing the k-th device allocation, for every k: both fail the load cleanly and
+//            leave nothing live.
+// A difference listed in docs/executorch-divergences.md is counted under its id instead of
+// failing the case.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <harness/fuzz/fuzz_case.h>
+
+namespace devplan::harness {
+
+// The ids of the known divergences (docs/executorch-divergences.md).
+constexpr const char* kDivergenceAlignment = "device-alignment";
+constexpr const char* kDivergenceZeroSizeBuffer = "zero-size-device-buffer";
+
+struct DifferentialResult {
+  std::optional<FuzzFinding> divergence;  // check "differential": what differs, both sides
+  std::map<std::string, uint64_t> known;  // known divergences seen, by id
+};
+
+// Runs `bytes` through both engines. Needs the ExecuTorch engine (executorch_available()).
+DifferentialResult compare_engines(const std::vector<uint8_t>& bytes);
+
+}  // namespace devplan::harness
