@@ -200,7 +200,7 @@ Result<void*> TrackingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index
     return fail(ErrorCode::MemoryAllocationFailed,
                 "host memory for " + what() + " could not be allocated");
   }
-  if (nbytes > 0) std::memset(ptr, kFreshPattern, nbytes);
+  if (nbytes > 0 && fill_patterns_) std::memset(ptr, kFreshPattern, nbytes);
 
   Block block;
   block.record.seq = seq;
@@ -304,7 +304,7 @@ void TrackingDeviceAllocator::quarantine(size_t block_index) {
     return;
   }
   void* ptr = const_cast<void*>(block.record.ptr);
-  if (size > 0) std::memset(ptr, kFreedPattern, size);
+  if (size > 0 && fill_patterns_) std::memset(ptr, kFreedPattern, size);
   asan_poison(ptr, size);
   block.quarantined = true;
   quarantine_.push_back(block_index);
@@ -606,6 +606,11 @@ void TrackingDeviceAllocator::set_quarantine_limits(size_t max_bytes, size_t max
     release_memory(oldest);
     remember_release(oldest_index);
   }
+}
+
+void TrackingDeviceAllocator::set_fill_patterns(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fill_patterns_ = on;
 }
 
 void TrackingDeviceAllocator::set_max_allocation_bytes(uint64_t bytes) {

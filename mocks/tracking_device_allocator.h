@@ -240,6 +240,10 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   // Sets the quarantine's limits; blocks beyond them are released oldest first, at once.
   // (0, 0) disables the quarantine: freed blocks go back to the system immediately.
   void set_quarantine_limits(size_t max_bytes, size_t max_blocks);
+  // Whether new blocks are filled with kFreshPattern and quarantined ones with kFreedPattern
+  // (on by default). Runs that only load and unload, and read no device byte, may turn it off:
+  // the fills are most of the cost of a large allocation.
+  void set_fill_patterns(bool on);
   // Sets the largest size one allocation may have (default kDefaultMaxAllocationBytes).
   void set_max_allocation_bytes(uint64_t bytes);
   uint64_t max_allocation_bytes() const;
@@ -335,6 +339,7 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   size_t quarantine_max_bytes_ = kDefaultQuarantineBytes;
   size_t quarantine_max_blocks_ = kDefaultQuarantineBlocks;
   uint64_t max_allocation_bytes_ = kDefaultMaxAllocationBytes;
+  bool fill_patterns_ = true;
 };
 
 }  // namespace devplan

@@ -23,13 +23,23 @@ namespace devplan::harness {
 // The ids of the known divergences (docs/executorch-divergences.md).
 constexpr const char* kDivergenceAlignment = "device-alignment";
 constexpr const char* kDivergenceZeroSizeBuffer = "zero-size-device-buffer";
+// A case whose program has an IntList that ExecuTorch rejects (it reads the items as value
+// indices): the rest of that case is not compared.
+constexpr const char* kDivergenceIntListItems = "intlist-items";
+// A method that uses a tensor after a FreeCall: not executed under ExecuTorch (it crashes).
+constexpr const char* kDivergenceUseAfterFree = "use-after-free";
+// A method input planned in device memory: ExecuTorch's set_input refuses host data for it.
+constexpr const char* kDivergenceDevicePlannedInput = "device-planned-input";
 
 struct DifferentialResult {
   std::optional<FuzzFinding> divergence;  // check "differential": what differs, both sides
   std::map<std::string, uint64_t> known;  // known divergences seen, by id
 };
 
-// Runs `bytes` through both engines. Needs the ExecuTorch engine (executorch_available()).
-DifferentialResult compare_engines(const std::vector<uint8_t>& bytes);
+// Runs `bytes` through both engines. Outputs are compared for the methods named in
+// `compared_outputs` (every method when null). Needs the ExecuTorch engine
+// (executorch_available()).
+DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
+                                   const std::vector<std::string>* compared_outputs = nullptr);
 
 }  // namespace devplan::harness

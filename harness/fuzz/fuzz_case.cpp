@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include <harness/fuzz/differential_check.h>
+#include <harness/fuzz/output_determinism.h>
 #include <harness/scenario/corruption.h>
 #include <harness/scenario/scenario_program.h>
 #include <mocks/simulated_device_backend.h>
@@ -233,7 +234,11 @@ std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64
   if (auto f = check_fault(scenario, program, device_allocations, rng)) return f;
   if (auto f = check_corruption(scenario, rng)) return f;
   if (!options.differential) return std::nullopt;
-  DifferentialResult d = compare_engines(bytes);
+  std::vector<std::string> determined;
+  for (const MethodScenario& m : scenario.methods) {
+    if (outputs_are_determined(m)) determined.push_back(m.name);
+  }
+  DifferentialResult d = compare_engines(bytes, &determined);
   if (options.known_divergences != nullptr) {
     for (const auto& [id, count] : d.known) (*options.known_divergences)[id] += count;
   }

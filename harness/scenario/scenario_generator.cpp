@@ -110,14 +110,9 @@ class OperandPicker {
         return true;
       }
       case ScenarioOp::Free: {
-        const size_t total = m_.tensors.size() + m_.values.size();
-        if (total == 0) return false;
-        const size_t k = c[0] % total;
-        if (k < m_.tensors.size()) {
-          out->tensors = {static_cast<int32_t>(k)};
-        } else {
-          out->values = {static_cast<int32_t>(k - m_.tensors.size())};
-        }
+        // Only a Tensor can be freed (ExecuTorch's rule, and runtime_ext's).
+        if (m_.tensors.empty()) return false;
+        out->tensors = {static_cast<int32_t>(c[0] % m_.tensors.size())};
         return true;
       }
     }
@@ -156,6 +151,25 @@ std::string scenario_method_name(size_t index) {
   static const char* const kNames[] = {"forward", "encode", "decode", "prefill"};
   if (index < 4) return kNames[index];
   return "method" + std::to_string(index);
+}
+
+// A FreeCall leaves its tensor without memory (in ExecuTorch, a null data pointer), so a
+// generated program frees a tensor only when nothing reads it afterwards: no later instruction
+// and not a method output.
+static void drop_frees_before_use(MethodScenario* m) {
+  std::vector<bool> needed(m->tensors.size(), false);
+  for (int32_t t : m->outputs) needed[static_cast<size_t>(t)] = true;
+  std::vector<ScenarioInstruction> kept;
+  for (size_t i = m->instructions.size(); i-- > 0;) {
+    const ScenarioInstruction& in = m->instructions[i];
+    if (in.op == ScenarioOp::Free) {
+      if (in.tensors.empty() || needed[static_cast<size_t>(in.tensors[0])]) continue;
+    } else {
+      for (int32_t t : in.tensors) needed[static_cast<size_t>(t)] = true;
+    }
+    kept.push_back(in);
+  }
+  m->instructions.assign(kept.rbegin(), kept.rend());
 }
 
 MethodScenario resolve_method_draft(const MethodDraft& draft) {
@@ -197,6 +211,13 @@ MethodScenario resolve_method_draft(const MethodDraft& draft) {
     // DoubleList that happens to be unaligned. Until the reader accepts empty vectors,
     // resolved scenarios hold no empty numeric lists.
     if (v.kind == ScenarioValueKind::IntList && v.int_list.empty()) v.int_list = {0};
+    // ExecuTorch reads IntList items as value indices (runtime_ext as the integers; see
+    // docs/executorch-divergences.md), so generated items are valid value indices.
+    if (v.kind == ScenarioValueKind::IntList) {
+      for (int64_t& item : v.int_list) {
+        item = static_cast<int64_t>(static_cast<uint64_t>(item) % draft.values.size());
+      }
+    }
     if (v.kind == ScenarioValueKind::DoubleList && v.double_list.empty()) v.double_list = {0.0};
     std::vector<int32_t> items;
     if (v.kind == ScenarioValueKind::TensorList && !m.tensors.empty()) {
@@ -213,6 +234,7 @@ MethodScenario resolve_method_draft(const MethodDraft& draft) {
   }
   m.inputs = resolve_tensor_choices(draft.inputs, m.tensors.size());
   m.outputs = resolve_tensor_choices(draft.outputs, m.tensors.size());
+  drop_frees_before_use(&m);
   return m;
 }
 

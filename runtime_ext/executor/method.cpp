@@ -230,6 +230,15 @@ std::string Method::where(size_t chain, size_t pc) const {
 Error Method::run_step(size_t chain, size_t pc, const Step& step) {
   const InstructionInfo& instruction = *step.instruction;
   Span<EValue*> args(const_cast<EValue**>(step.args.data()), step.args.size());
+  if (instruction.kind == InstructionKind::KernelCall ||
+      instruction.kind == InstructionKind::DelegateCall) {
+    for (int32_t arg : instruction.args) {
+      if (arg >= 0 && static_cast<size_t>(arg) < freed_.size() && freed_[arg]) {
+        return Error(ErrorCode::InvalidState, "value " + std::to_string(arg) +
+                                                  " is used after a FreeCall released its memory");
+      }
+    }
+  }
   switch (instruction.kind) {
     case InstructionKind::KernelCall: {
       const std::string op = plan_.operators[instruction.op_index].full_name();
@@ -257,10 +266,20 @@ Error Method::run_step(size_t chain, size_t pc, const Step& step) {
     }
     case InstructionKind::Move:
       values_[instruction.move_to] = values_[instruction.move_from];
+      freed_[instruction.move_to] = freed_[instruction.move_from];
       return Error::success();
-    case InstructionKind::Free:
-      // Planned memory is static: freeing a value returns nothing to any allocator.
+    case InstructionKind::Free: {
+      // As in ExecuTorch, only a Tensor can be freed, and it has no memory afterwards (planned
+      // memory is static: nothing goes back to any allocator).
+      const EValue& target = values_[instruction.free_value];
+      if (!target.is_tensor()) {
+        return Error(ErrorCode::InvalidType, "FreeCall target value " +
+                                                 std::to_string(instruction.free_value) + " is " +
+                                                 value_tag_name(target.tag) + ", not a Tensor");
+      }
+      freed_[instruction.free_value] = 1;
       return Error::success();
+    }
     case InstructionKind::JumpFalse:
       break;  // handled by execute()
   }
@@ -271,6 +290,7 @@ Error Method::run_step(size_t chain, size_t pc, const Step& step) {
 
 Error Method::execute() {
   uint64_t steps_run = 0;
+  freed_.assign(values_.size(), 0);
   for (size_t c = 0; c < chains_.size(); ++c) {
     const std::vector<Step>& steps = chains_[c];
     size_t pc = 0;

@@ -96,6 +96,9 @@ class Method {
   MemoryManager memory_;
   MethodRuntime runtime_;
   std::vector<EValue> values_;
+  // Values whose memory a FreeCall released during the current execute() (ExecuTorch clears
+  // such a tensor's data pointer; a later use is an error here, not a crash).
+  std::vector<uint8_t> freed_;
   std::vector<std::unique_ptr<uint64_t[]>> runtime_bound_storage_;
   uint64_t runtime_bound_bytes_ = 0;
   std::vector<Backend*> delegate_backends_;
