@@ -1,4 +1,4 @@
-// devplan report [--out DIR] [--fuzz-cases N] [--seed S] FILE...
+// devplan report [--out DIR] [--fuzz-cases N] [--seed S] [--runtime devplan|executorch] FILE...
 // The harness's main job: inspect, check, simulate and run every program, draw its pictures,
 // run a short fuzz campaign, and print one summary table.
 #include <harness/cli/args.h>
@@ -11,6 +11,10 @@
 #include <harness/report/timeline_svg.h>
 
 #include <cstdio>
+#include <iostream>
+
+#include <harness/engine/child_process.h>
+#include <harness/engine/engine.h>
 #include <map>
 #include <sys/stat.h>
 
@@ -18,10 +22,13 @@ namespace devplan::harness {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: devplan report [--out DIR] [--fuzz-cases N] [--seed S] FILE...\n"
+    "usage: devplan report [--out DIR] [--fuzz-cases N] [--seed S] [--runtime devplan|executorch]\n"
+    "                      FILE...\n"
     "  inspects, checks, simulates and runs each program, writes DIR/<program>.svg (memory\n"
     "  plan) and DIR/<program>-timeline.svg (device bytes over the allocations), runs a fuzz\n"
-    "  campaign of N cases (default 2000; 0 skips it) and prints a summary table";
+    "  campaign of N cases (default 2000; 0 skips it) and prints a summary table. With\n"
+    "  --runtime executorch, ExecuTorch's runtime simulates and runs each program (in a child\n"
+    "  process, so an abort is a finding) and the fuzz campaign is differential";
 
 struct ProgramRow {
   std::string name;
@@ -43,7 +50,47 @@ std::string base_name(const std::string& path) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
-ProgramRow report_program(const std::string& file, const std::string& out_dir, std::ostream& err) {
+// One row as "key\tvalue" lines, to come back from a child process.
+std::string encode_row(const ProgramRow& r) {
+  std::string text = "name\t" + r.name + "\nerror\t" + r.error + "\nrun_error\t" + r.run_error + "\n";
+  text += "counts\t" + std::to_string(r.methods) + " " + std::to_string(r.allocations) + " " +
+          std::to_string(r.leaks) + " " + std::to_string(r.misuse) + " " +
+          std::to_string(r.overlaps) + " " + std::to_string(r.methods_run) + "\n";
+  for (const auto& [device, n] : r.buffers_per_device) {
+    text += "buffers\t" + device + " " + std::to_string(n) + "\n";
+  }
+  return text;
+}
+
+ProgramRow decode_row(const std::string& text) {
+  ProgramRow r;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string key = line.substr(0, tab);
+    const std::string value = line.substr(tab + 1);
+    if (key == "name") r.name = value;
+    if (key == "error") r.error = value;
+    if (key == "run_error") r.run_error = value;
+    if (key == "counts") {
+      std::sscanf(value.c_str(), "%zu %zu %zu %zu %zu %zu", &r.methods, &r.allocations, &r.leaks,
+                  &r.misuse, &r.overlaps, &r.methods_run);
+    }
+    if (key == "buffers") {
+      const size_t space = value.rfind(' ');
+      r.buffers_per_device[value.substr(0, space)] = std::stoul(value.substr(space + 1));
+    }
+  }
+  return r;
+}
+
+ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime,
+                          std::ostream& err) {
   ProgramRow row;
   row.name = base_name(file);
   Result<std::vector<uint8_t>> bytes = read_file(file);
@@ -63,7 +110,9 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, s
   if (checks.ok()) {
     for (const MethodCheck& c : *checks) row.overlaps += c.overlaps.size();
   }
-  Result<SimulationResult> sim = simulate_program(*bytes, SimulationOptions());
+  SimulationOptions simulation;
+  simulation.runtime = runtime;
+  Result<SimulationResult> sim = simulate_program(*bytes, simulation);
   if (sim.ok()) {
     row.allocations = sim->allocations.size();
     row.leaks = sim->leaks.size();
@@ -74,7 +123,8 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, s
   }
   for (const MethodSummary& m : *summary) {
     bool usage_error = false;
-    Result<RunReport> run = run_program(file, m.name, {}, &usage_error);
+    Result<RunReport> run =
+        run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime);
     if (!run.ok()) {
       if (row.run_error.empty()) row.run_error = run.error().to_string();
       continue;
@@ -91,6 +141,25 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, s
   return row;
 }
 
+// report_program, in a child process under ExecuTorch (which aborts on some programs): an
+// abort becomes the row's error and a misuse finding.
+ProgramRow report_program_isolated(const std::string& file, const std::string& out_dir,
+                                   RuntimeKind runtime, std::ostream& err) {
+  if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime, err);
+  ChildOutcome child = run_in_child([&](std::string* out) {
+    *out = encode_row(report_program(file, out_dir, runtime, std::cerr));
+    std::cerr.flush();
+    return 0;
+  });
+  err << child.err;
+  if (child.started && !child.signaled() && child.exit_code == 0) return decode_row(child.out);
+  ProgramRow row;
+  row.name = base_name(file);
+  row.error = "ExecuTorch aborted: " + child.describe();
+  row.misuse = 1;
+  return row;
+}
+
 std::string devices_text(const std::map<std::string, size_t>& per_device) {
   std::string text;
   for (const auto& [device, n] : per_device) {
@@ -104,7 +173,8 @@ std::string devices_text(const std::map<std::string, size_t>& per_device) {
 int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   const cli::ArgSpec spec = {{"out", cli::OptionKind::Single},
                              {"fuzz-cases", cli::OptionKind::Single},
-                             {"seed", cli::OptionKind::Single}};
+                             {"seed", cli::OptionKind::Single},
+                             {"runtime", cli::OptionKind::Single}};
   Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
   if (!parsed.ok() || parsed->positionals.empty()) {
     err << "devplan report: " << (parsed.ok() ? "expected at least one FILE" : parsed.error().message())
@@ -130,15 +200,28 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
     }
     fuzz.seed = *seed;
   }
+  Result<RuntimeKind> runtime = parse_runtime_kind(parsed->value("runtime", "devplan"));
+  if (!runtime.ok()) {
+    err << "devplan report: " << runtime.error().message() << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  if (*runtime == RuntimeKind::Executorch && !executorch_available()) {
+    err << "devplan report: --runtime executorch: " << executorch_unavailable_reason() << "\n";
+    return cli::kExitError;
+  }
+  fuzz.checks.differential = *runtime == RuntimeKind::Executorch;
   const std::string out_dir = parsed->value("out", "build/report");
   ::mkdir(out_dir.c_str(), 0755);
 
   std::vector<ProgramRow> rows;
-  for (const std::string& file : parsed->positionals) rows.push_back(report_program(file, out_dir, err));
+  for (const std::string& file : parsed->positionals) {
+    rows.push_back(report_program_isolated(file, out_dir, *runtime, err));
+  }
   CampaignResult campaign;
   if (fuzz.max_cases > 0) campaign = run_campaign(fuzz, {});
 
   char line[256];
+  out << "runtime: " << runtime_name(*runtime) << "\n";
   std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s", "program", "methods",
                 "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run");
   out << line << "\n";
@@ -162,14 +245,16 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   out << rows.size() << " programs, " << total_allocations << " device allocations, all freed: "
       << (findings == 0 ? "yes" : "NO") << "\n";
   if (fuzz.max_cases > 0) {
-    std::snprintf(line, sizeof(line), "fuzz: %llu cases in %.1f s, %d failures (seed %llu)",
+    std::snprintf(line, sizeof(line), "fuzz: %llu cases in %.1f s, %d failures (seed %llu)%s",
                   static_cast<unsigned long long>(campaign.cases), campaign.seconds,
-                  campaign.failure ? 1 : 0, static_cast<unsigned long long>(fuzz.seed));
+                  campaign.failure ? 1 : 0, static_cast<unsigned long long>(fuzz.seed),
+                  fuzz.checks.differential ? ", differential against ExecuTorch" : "");
     out << line << "\n";
     if (campaign.failure) {
       out << "  " << campaign.failure->finding.check << ": " << campaign.failure->finding.message
           << "\n  replay: devplan fuzz --seed " << fuzz.seed << " --case "
-          << campaign.failure->case_index << "\n";
+          << campaign.failure->case_index << (fuzz.checks.differential ? " --differential" : "")
+          << "\n";
       ++findings;
     }
   }

@@ -20,7 +20,10 @@ namespace {
 constexpr const char* kUsage =
     "usage: devplan fuzz [--seed S] [--cases N] [--seconds T] [--shard I/N]\n"
     "                    [--devices cpu:0,cuda:0,cuda:1] [--case K] [--inject-bug BUG]\n"
-    "                    [--differential] [--out DIR] [--junit FILE] [--json]\n"
+    "                    [--differential] [--runtime devplan|executorch] [--out DIR]\n"
+    "                    [--junit FILE] [--json]\n"
+    "  --runtime executorch holds ExecuTorch's runtime to every case too (it implies\n"
+    "  --differential: the invariants run on runtime_ext, ExecuTorch must match it).\n"
     "  Without --cases or --seconds, runs 1000 cases. Exit 0 clean, 3 failure found.";
 
 const cli::ArgSpec kSpec = {
@@ -29,7 +32,7 @@ const cli::ArgSpec kSpec = {
     {"devices", cli::OptionKind::Single}, {"case", cli::OptionKind::Single},
     {"inject-bug", cli::OptionKind::Single}, {"out", cli::OptionKind::Single},
     {"junit", cli::OptionKind::Single},   {"json", cli::OptionKind::Flag},
-    {"differential", cli::OptionKind::Flag},
+    {"differential", cli::OptionKind::Flag}, {"runtime", cli::OptionKind::Single},
 };
 
 Result<CampaignOptions> parse_options(const cli::ParsedArgs& args) {
@@ -78,7 +81,8 @@ Result<CampaignOptions> parse_options(const cli::ParsedArgs& args) {
     DEVPLAN_ASSIGN_OR_RETURN(uint64_t k, cli::parse_uint_option("case", args.value("case")));
     o.only_case = k;
   }
-  o.checks.differential = args.has("differential");
+  DEVPLAN_ASSIGN_OR_RETURN(const RuntimeKind runtime, parse_runtime_kind(args.value("runtime", "devplan")));
+  o.checks.differential = args.has("differential") || runtime == RuntimeKind::Executorch;
   if (args.has("inject-bug")) {
     const std::string bug = args.value("inject-bug");
     if (!parse_unload_bug(bug, &o.checks.unload_bug) || o.checks.unload_bug == UnloadBug::None) {
@@ -96,7 +100,7 @@ std::string replay_command(const cli::ParsedArgs& args, const CampaignOptions& o
                     std::to_string(failure.case_index);
   if (args.has("devices")) cmd += " --devices " + args.value("devices");
   if (args.has("inject-bug")) cmd += " --inject-bug " + args.value("inject-bug");
-  if (args.has("differential")) cmd += " --differential";
+  if (o.checks.differential) cmd += " --differential";
   return cmd;
 }
 
@@ -176,6 +180,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     w.key("failures").value(static_cast<uint64_t>(result.failure ? 1 : 0));
     w.key("seconds").value(result.seconds);
     w.key("cases_per_second").value(rate);
+    w.key("runtime").value(parsed->value("runtime", "devplan"));
     w.key("differential").value(options->checks.differential);
     if (options->checks.differential) {
       w.key("divergences").value(static_cast<uint64_t>(
