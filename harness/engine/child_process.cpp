@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 
 namespace devplan::harness {
 namespace {
@@ -50,6 +52,10 @@ ChildOutcome run_in_child(const std::function<int(std::string* out)>& body) {
     ::close(out_pipe[1]);
     return outcome;
   }
+  // Whatever the parent has buffered would otherwise be written a second time by the child.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);

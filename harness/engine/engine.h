@@ -47,6 +47,10 @@ struct SessionOptions {
   // Delegates naming a backend neither engine has get a placeholder that initialises and
   // refuses to execute, naming itself (simulate: the load path only). Off for `run`.
   bool placeholder_backends = false;
+  // ExecuTorch only: load with Program::Verification::Minimal (Module::load's default, no
+  // flatbuffer verifier) instead of InternalConsistency. A corrupted program can then crash
+  // ExecuTorch; the harness always uses InternalConsistency, tests use this to show why.
+  bool executorch_minimal_verification = false;
 };
 
 class EngineSession {

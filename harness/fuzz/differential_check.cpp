@@ -119,9 +119,31 @@ bool is_intlist_index_error(const Error& e) {
          e.message().find("for IntList") != std::string::npos;
 }
 
+bool mentions(const Error& e, ErrorCode code, const char* text) {
+  return e.code() == code && e.message().find(text) != std::string::npos;
+}
+
+// The id of the known divergence that explains runtime_ext's `ours` and ExecuTorch's `theirs`
+// outcome of one load (or of opening the program), or null.
+const char* known_load_divergence(const Error& ours, const Error& theirs) {
+  if (ours.ok() && !theirs.ok()) {
+    if (is_intlist_index_error(theirs)) return kDivergenceIntListItems;
+    if (mentions(theirs, ErrorCode::NotFound, "is not registered")) return kDivergenceMissingBackend;
+  }
+  if (!ours.ok() && theirs.ok()) {
+    if (mentions(ours, ErrorCode::InvalidProgram, "planned in buffer") &&
+        ours.message().find("on cpu:0") != std::string::npos) {
+      return kDivergenceDeviceTensorInHostBuffer;
+    }
+    if (mentions(ours, ErrorCode::NotSupported, "runtime-bound tensor on")) return kDivergenceSkipCopyIo;
+  }
+  return nullptr;
+}
+
 // Differences in whether the program and its methods load.
 std::optional<FuzzFinding> compare_accept(const EngineRun& ours, const EngineRun& theirs,
                                           const std::string& when) {
+  if (const char* id = known_load_divergence(ours.open, theirs.open)) return known_divergence(id);
   if (ours.open.ok() != theirs.open.ok()) {
     return diverged(when + "the program: devplan " + status_text(ours.open) + "; executorch " +
                     status_text(theirs.open));
@@ -137,9 +159,7 @@ std::optional<FuzzFinding> compare_accept(const EngineRun& ours, const EngineRun
       return diverged(when + "method " + std::to_string(i) + " is '" + a.name + "' in devplan, '" +
                       b.name + "' in executorch");
     }
-    if (a.load.ok() && !b.load.ok() && is_intlist_index_error(b.load)) {
-      return known_divergence(kDivergenceIntListItems);
-    }
+    if (const char* id = known_load_divergence(a.load, b.load)) return known_divergence(id);
     if (a.load.ok() != b.load.ok()) {
       return diverged(when + "load_method(" + a.name + "): devplan " + status_text(a.load) +
                       "; executorch " + status_text(b.load));
@@ -203,6 +223,7 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
                                            const std::vector<std::string>* compared,
                                            std::map<std::string, uint64_t>* known) {
   bool device_input = false;
+  bool missing_kernel = false;
   for (size_t i = 0; i < ours.methods.size(); ++i) {
     const MethodRun& a = ours.methods[i];
     const MethodRun& b = theirs.methods[i];
@@ -211,6 +232,11 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
         compared == nullptr || std::find(compared->begin(), compared->end(), a.name) != compared->end();
     if (a.outputs->ok() && !b.outputs->ok() && is_device_input_copy_error(b.outputs->error())) {
       device_input = true;
+      continue;
+    }
+    if (!a.outputs->ok() && b.outputs->ok() &&
+        mentions(a.outputs->error(), ErrorCode::OperatorMissing, "has no kernel")) {
+      missing_kernel = true;
       continue;
     }
     if (a.outputs->ok() != b.outputs->ok()) {
@@ -224,6 +250,7 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
     if (va != vb) return diverged("execute(" + a.name + ") outputs: devplan " + va + "; executorch " + vb);
   }
   if (device_input) ++(*known)[kDivergenceDevicePlannedInput];
+  if (missing_kernel) ++(*known)[kDivergenceMissingKernel];
   return std::nullopt;
 }
 

@@ -30,6 +30,18 @@ constexpr const char* kDivergenceIntListItems = "intlist-items";
 constexpr const char* kDivergenceUseAfterFree = "use-after-free";
 // A method input planned in device memory: ExecuTorch's set_input refuses host data for it.
 constexpr const char* kDivergenceDevicePlannedInput = "device-planned-input";
+// A delegate whose backend is not registered: ExecuTorch fails the load (NotFound), runtime_ext
+// loads and fails at execute. The rest of the case is not compared.
+constexpr const char* kDivergenceMissingBackend = "missing-backend";
+// An operator runtime_ext has no kernel for (it has add, mul and the copies; ExecuTorch has its
+// CPU kernel library): that method's outputs are not compared.
+constexpr const char* kDivergenceMissingKernel = "missing-kernel";
+// Device-tagged tensors planned in a host buffer (legacy programs): ExecuTorch loads them as host
+// memory, runtime_ext rejects them. The rest of the case is not compared.
+constexpr const char* kDivergenceDeviceTensorInHostBuffer = "device-tensor-in-host-buffer";
+// Skip-copy device inputs and outputs (device tensors the caller supplies): ExecuTorch loads
+// the method, runtime_ext refuses it. The rest of the case is not compared.
+constexpr const char* kDivergenceSkipCopyIo = "skip-copy-device-io";
 
 struct DifferentialResult {
   std::optional<FuzzFinding> divergence;  // check "differential": what differs, both sides

@@ -10,8 +10,8 @@ namespace devplan::harness {
 
 // True when every tensor an instruction reads was set (a method input, or written earlier and
 // not overwritten since through shared bytes or freed), no instruction writes bytes that
-// partly overlap one of its own inputs, no two inputs share bytes, and every output is set at
-// the end.
+// partly overlap one of its own inputs (exactly the same bytes, in place, is fine), no two
+// inputs share bytes, and every output is set at the end.
 bool outputs_are_determined(const MethodScenario& method);
 
 }  // namespace devplan::harness

@@ -48,7 +48,8 @@ class ExecutorchSession final : public EngineSession {
   ExecutorchSession(std::vector<uint8_t> bytes, DeviceEnvironment& env, const SessionOptions& options)
       : bytes_(std::move(bytes)),
         target_(env.device_allocator()),
-        placeholders_(options.placeholder_backends ? new bridge::ScopedPlaceholders() : nullptr) {}
+        placeholders_(options.placeholder_backends ? new bridge::ScopedPlaceholders() : nullptr),
+        minimal_verification_(options.executorch_minimal_verification) {}
 
   ~ExecutorchSession() override {
     module_.reset();  // frees every device buffer while the target is still installed
@@ -62,7 +63,9 @@ class ExecutorchSession final : public EngineSession {
     }
     bridge::take_error_log();
     module_ = std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()));
-    const et::Error e = module_->load();
+    const et::Error e = module_->load(minimal_verification_
+                                          ? et::Program::Verification::Minimal
+                                          : et::Program::Verification::InternalConsistency);
     if (e != et::Error::Ok) return from_et(e, "loading the program");
     std::shared_ptr<et::Program> program = module_->program();
     for (size_t i = 0; i < program->num_methods(); ++i) {
@@ -274,6 +277,7 @@ class ExecutorchSession final : public EngineSession {
   DeviceAllocator* target_;
   bridge::ScopedBridgeTarget scoped_target_{target_};
   std::unique_ptr<bridge::ScopedPlaceholders> placeholders_;
+  bool minimal_verification_;
   std::unique_ptr<Module> module_;  // destroyed first (see the destructor)
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;

@@ -51,8 +51,7 @@ TEST(ScenarioGeneratorTest, SeedsAreStable) {
   EXPECT_EQ(describe_program_scenario(generate_program_scenario(1, small)),
             "method forward: buffer 0 2976 B cuda:2, buffer 1 54 B cpu:0\n"
             "  tensors: t0 int64[3, 3, 2] in buffer 0 at 144\n"
-            "  values: v0 BoolList [false, false, true, false], v1 Null, v2 IntList [-3356689485308125928]\n"
-            "  instructions: free v0\n"
+            "  values: v0 BoolList [false, false, true, false], v1 Null, v2 IntList [2]\n"
             "  outputs: t0\n"
             "method encode: no buffers\n"
             "  values: v0 TensorList [], v1 Double -1.75, v2 BoolList [true, true, false, false]\n");
@@ -62,8 +61,7 @@ TEST(ScenarioGeneratorTest, SeedsAreStable) {
             "  values: v0 Int 4\n"
             "  outputs: t0\n"
             "method encode: no buffers\n"
-            "  values: v0 Int 1\n"
-            "  instructions: free v0\n");
+            "  values: v0 Int 1\n");
 }
 
 TEST(ScenarioGeneratorTest, EveryScenarioIsValidAndWithinTheOptions) {
@@ -233,24 +231,44 @@ TEST(ResolveDraftTest, PicksMatchingOperands) {
       {ScenarioOp::CopyD2H, {2, 1, 0, 0}},      // self t0, out t3
       {ScenarioOp::DelegateAdd, {1, 2, 3, 0}},  // all on cuda:1
       {ScenarioOp::Move, {1, 1, 0, 0}},         // Int v1 -> second Int v3
-      {ScenarioOp::Free, {5, 0, 0, 0}},         // 4 tensors then values: v1
-      {ScenarioOp::Free, {2, 0, 0, 0}},         // t2
+      {ScenarioOp::Free, {5, 0, 0, 0}},         // t1 (5 % 4), a method output: dropped
+      {ScenarioOp::Free, {2, 0, 0, 0}},         // t2: nothing reads it afterwards
   };
   d.inputs = {2, 6, 3};
   d.outputs = {1};
   const MethodScenario m = resolve_method_draft(d);
   EXPECT_EQ(m.values[2].tensor_list, (std::vector<int32_t>{1, 3}));  // 5 % 4, 0xffffffff % 4
-  ASSERT_EQ(m.instructions.size(), 8u);
+  ASSERT_EQ(m.instructions.size(), 7u);
   EXPECT_EQ(m.instructions[0], (ScenarioInstruction{ScenarioOp::Add, {3, 3, 2}, {3}}));
   EXPECT_EQ(m.instructions[1], (ScenarioInstruction{ScenarioOp::Mul, {2, 2, 3}, {}}));
   EXPECT_EQ(m.instructions[2], (ScenarioInstruction{ScenarioOp::CopyH2D, {2, 1}, {}}));
   EXPECT_EQ(m.instructions[3], (ScenarioInstruction{ScenarioOp::CopyD2H, {0, 3}, {}}));
   EXPECT_EQ(m.instructions[4], (ScenarioInstruction{ScenarioOp::DelegateAdd, {1, 0, 1}, {}}));
   EXPECT_EQ(m.instructions[5], (ScenarioInstruction{ScenarioOp::Move, {}, {1, 3}}));
-  EXPECT_EQ(m.instructions[6], (ScenarioInstruction{ScenarioOp::Free, {}, {1}}));
-  EXPECT_EQ(m.instructions[7], (ScenarioInstruction{ScenarioOp::Free, {2}, {}}));
+  EXPECT_EQ(m.instructions[6], (ScenarioInstruction{ScenarioOp::Free, {2}, {}}));
   EXPECT_EQ(m.inputs, (std::vector<int32_t>{2, 3}));  // 6 % 4 == 2 again: dropped
   EXPECT_EQ(m.outputs, (std::vector<int32_t>{1}));
+  EXPECT_TRUE(validate_program_scenario(ProgramScenario{{m}}).ok());
+}
+
+TEST(ResolveDraftTest, FreesOnlyTensorsThatNothingReadsAfterwards) {
+  MethodDraft d = base_draft();
+  d.tensors = {{0, 3, 0}, {0, 3, 16}, {0, 3, 32}};  // t0, t1, t2 on the host (buffer 3)
+  ScenarioValue i;
+  i.kind = ScenarioValueKind::Int;
+  d.values = {i};
+  d.instructions = {
+      {ScenarioOp::Free, {0, 0, 0, 0}},  // t0, read by the add below: dropped
+      {ScenarioOp::Free, {4, 0, 0, 0}},  // t1 (4 % 3), read by the add below: dropped
+      {ScenarioOp::Add, {0, 1, 2, 0}},   // t0 + t1 -> t2
+      {ScenarioOp::Free, {1, 0, 0, 0}},  // t1: kept, nothing reads it afterwards
+      {ScenarioOp::Free, {2, 0, 0, 0}},  // t2: the method output, dropped
+  };
+  d.outputs = {2};
+  const MethodScenario m = resolve_method_draft(d);
+  ASSERT_EQ(m.instructions.size(), 2u);
+  EXPECT_EQ(m.instructions[0].op, ScenarioOp::Add);
+  EXPECT_EQ(m.instructions[1], (ScenarioInstruction{ScenarioOp::Free, {1}, {}}));
   EXPECT_TRUE(validate_program_scenario(ProgramScenario{{m}}).ok());
 }
 

@@ -1,0 +1,143 @@
+// The differential check (label `executorch`): both engines on the real exporter's programs and
+// ours, known divergences counted by id, an unexplained one reported, and `fuzz --differential`.
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <fixtures/generator/fixture_programs.h>
+#include <harness/engine/engine.h>
+#include <harness/fuzz/differential_check.h>
+#include <harness/json/json_parser.h>
+#include <harness/test/commands_test_support.h>
+
+namespace devplan::harness {
+namespace {
+
+using Known = std::map<std::string, uint64_t>;
+
+std::vector<uint8_t> bytes_of(const std::string& relative) {
+  std::ifstream in(std::string(DEVPLAN_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class Differential : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!executorch_available()) GTEST_SKIP() << executorch_unavailable_reason();
+  }
+};
+
+// Every real-exporter program through both engines: no unexplained divergence, and exactly the
+// known ones docs/executorch-divergences.md lists for it.
+TEST_F(Differential, TheRealExportersProgramsDifferOnlyAsDocumented) {
+  const std::vector<std::pair<std::string, Known>> corpus = {
+      {"upstream-1.5.1/device_add.pte", {{"missing-backend", 1}}},
+      {"upstream-1.5.1/device_mixed.pte", {{"missing-backend", 1}}},
+      // Both refuse the method: runtime_ext for its skip-copy device tensors (or its device
+      // tensors in a host buffer), ExecuTorch for the missing backend. Only the outcome is
+      // compared when both fail, not the reasons.
+      {"upstream-1.5.1/device_skip_io.pte", {}},
+      {"upstream-1.5.1/device_legacy_no_device_planning.pte", {}},
+      {"upstream-1.5.1/mlp.pte", {{"missing-kernel", 1}}},
+      {"upstream-1.5.1/residual.pte", {{"missing-kernel", 1}}},
+      {"upstream-1.5.1/transformer.pte", {{"missing-kernel", 1}}},
+      {"upstream-1.5.1/mutable_buffer.pte", {{"missing-kernel", 1}}},
+      {"exporter/devplan_one_delegate.pte", {{"device-alignment", 1}}},
+      {"exporter/devplan_broadcast.pte", {{"device-alignment", 1}}},
+      {"exporter/devplan_two_delegates.pte", {{"device-alignment", 1}}},
+      {"exporter/devplan_two_devices.pte", {{"device-alignment", 1}}},
+      {"exporter/devplan_cpu_around_device.pte", {{"device-alignment", 1}, {"missing-kernel", 1}}},
+      {"exporter/devplan_two_methods.pte", {{"device-alignment", 1}, {"missing-kernel", 1}}},
+      {"exporter/devplan_transformer.pte", {{"missing-kernel", 1}}},
+      {"exporter/devplan_legacy.pte", {{"device-tensor-in-host-buffer", 1}}},
+      {"exporter/devplan_skip_io.pte", {{"skip-copy-device-io", 1}}},
+      {"exporter/devplan_skip_io_chain.pte", {{"skip-copy-device-io", 1}}},
+  };
+  for (const auto& [file, known] : corpus) {
+    SCOPED_TRACE(file);
+    const std::vector<uint8_t> bytes = bytes_of("fixtures/executorch/" + file);
+    ASSERT_FALSE(bytes.empty());
+    const DifferentialResult r = compare_engines(bytes);
+    EXPECT_FALSE(r.divergence.has_value()) << r.divergence->message;
+    EXPECT_EQ(r.known, known);
+  }
+}
+
+TEST_F(Differential, OurGeneratedFixturesDifferOnlyInAlignmentAndEmptyBuffers) {
+  for (const FixtureProgram& f : all_fixture_programs()) {
+    SCOPED_TRACE(f.name);
+    const DifferentialResult r = compare_engines(f.bytes());
+    EXPECT_FALSE(r.divergence.has_value()) << r.divergence->message;
+    Known expected;
+    if (std::string(f.name) != "cpu_add" && std::string(f.name) != "no_buffers") {
+      expected["device-alignment"] = 1;
+    }
+    if (std::string(f.name) == "zero_size_device_buffer") expected["zero-size-device-buffer"] = 1;
+    EXPECT_EQ(r.known, expected);
+  }
+}
+
+TEST_F(Differential, AnUndocumentedDifferenceIsADivergenceNamingBothSides) {
+  // A duplicate device entry: runtime_ext refuses the method, ExecuTorch loads it.
+  ProgramBuilder builder = device_add_cuda0_program_builder();
+  builder.method(0).set_raw_buffer_devices({{2, 1, 0}, {2, 1, 1}});
+  const DifferentialResult r = compare_engines(builder.build());
+  ASSERT_TRUE(r.divergence.has_value());
+  EXPECT_EQ(r.divergence->check, "differential");
+  EXPECT_EQ(r.divergence->message,
+            "load_method(forward): devplan InvalidProgram: method 'forward': non_const_buffer_device "
+            "entry 1: buffer_idx 2 already has a device (entry 0); executorch ok");
+}
+
+TEST_F(Differential, FuzzDifferentialReportsKnownDivergencesInJson) {
+  testing::CommandResult r = testing::run(
+      &fuzz_command, {"--differential", "--cases", "150", "--seed", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  Result<JsonValue> doc = parse_json(r.out);
+  ASSERT_TRUE(doc.ok()) << doc.error().to_string() << r.out;
+  EXPECT_EQ(*doc->find("cases")->get_uint64(), 150u);
+  EXPECT_EQ(*doc->find("runtime")->get_string(), "devplan");
+  EXPECT_TRUE(*doc->find("differential")->get_bool());
+  EXPECT_EQ(*doc->find("divergences")->get_uint64(), 0u);
+  const JsonValue* known = doc->find("known_divergences");
+  ASSERT_NE(known, nullptr);
+  ASSERT_TRUE(known->is_object());
+  const std::vector<std::string> ids = {"device-alignment", "zero-size-device-buffer",
+                                        "device-planned-input"};
+  for (const auto& [id, count] : known->as_object()) {
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+    EXPECT_GT(*count.get_uint64(), 0u) << id;
+    EXPECT_LE(*count.get_uint64(), 150u) << id;
+  }
+  EXPECT_GT(*known->find("device-alignment")->get_uint64(), 100u);
+}
+
+TEST_F(Differential, RuntimeExecutorchMakesFuzzDifferentialAndReplayable) {
+  testing::CommandResult r =
+      testing::run(&fuzz_command, {"--runtime", "executorch", "--cases", "20", "--seed", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("fuzz: 20 cases in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("differential: devplan and executorch compared on every case; known divergences: "),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(Differential, ReportUnderExecutorchNamesTheRuntimeAndRunsDifferentialFuzz) {
+  testing::CommandResult r = testing::run(
+      &report_command, {"--runtime", "executorch", "--fuzz-cases", "20", "--out", "/tmp",
+                        testing::fixture_program("device_add_cuda0")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("runtime: executorch\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("device_add_cuda0                   1  cpu:0=1 cuda:0=1                1     0      0        0  1/1\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fuzz: 20 cases in "), std::string::npos);
+  EXPECT_NE(r.out.find(", 0 failures (seed 1), differential against ExecuTorch\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: ok\n"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace devplan::harness
