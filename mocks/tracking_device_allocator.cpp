@@ -633,6 +633,18 @@ std::vector<AllocationRecord> TrackingDeviceAllocator::ledger() const {
   return records;
 }
 
+std::vector<AllocationRecord> TrackingDeviceAllocator::ledger_from(size_t first) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<AllocationRecord> records;
+  for (size_t i = first; i < blocks_.size(); ++i) records.push_back(blocks_[i].record);
+  return records;
+}
+
+size_t TrackingDeviceAllocator::ledger_size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return blocks_.size();
+}
+
 std::vector<AllocationRecord> TrackingDeviceAllocator::live_allocations() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<size_t> indices;

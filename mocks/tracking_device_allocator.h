@@ -252,6 +252,11 @@ class TrackingDeviceAllocator : public DeviceAllocator {
 
   // Every successful allocation, in sequence order, live and freed.
   std::vector<AllocationRecord> ledger() const;
+  // The successful allocations from the `first`-th (0-based) on: ledger() without copying the
+  // start, for callers that look at one step at a time.
+  std::vector<AllocationRecord> ledger_from(size_t first) const;
+  // The number of successful allocations so far (ledger().size()).
+  size_t ledger_size() const;
   // The live allocations, in sequence order.
   std::vector<AllocationRecord> live_allocations() const;
   // Every misuse, in the order it happened.

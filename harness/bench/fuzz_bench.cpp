@@ -1,10 +1,17 @@
 // Fuzz throughput: cases per second of `devplan fuzz` (generation, program writing, the
 // round-trip, placement, execute, cleanup, fault and corruption checks) on the simulated
 // devices, per core. Goal: at least 2,000 cases per second per core.
+// BM_DifferentialCase adds the differential check (the case through ExecuTorch 1.5.1 too):
+// goal at least 1,000 cases per second per core. It is skipped, saying why, without the
+// ExecuTorch engine.
 //
 //   build/bin/fuzz_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <string>
+
+#include <harness/engine/engine.h>
 #include <harness/fuzz/fuzz_campaign.h>
 #include <harness/fuzz/fuzz_case.h>
 
@@ -29,6 +36,32 @@ void BM_FuzzCase(benchmark::State& state) {
   if (failures > 0) state.SkipWithError("a fuzz case failed");
 }
 BENCHMARK(BM_FuzzCase)->ArgName("max_buffer_kib")->Arg(64)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+// One case with --differential: the checks above, then both engines (differential_check.h).
+// Reports the cases per CPU-second and, per case, how many known divergences were counted.
+void BM_DifferentialCase(benchmark::State& state) {
+  if (!executorch_available()) {
+    state.SkipWithError(executorch_unavailable_reason().c_str());
+    return;
+  }
+  ScenarioOptions scenario;
+  scenario.max_buffer_bytes = static_cast<uint64_t>(state.range(0)) * 1024;
+  std::map<std::string, uint64_t> known;
+  FuzzCaseOptions checks;
+  checks.differential = true;
+  checks.known_divergences = &known;
+  uint64_t k = 0, failures = 0;
+  for (auto _ : state) {
+    const uint64_t seed = case_seed(1, k++);
+    std::optional<FuzzFinding> f = run_fuzz_case(generate_program_scenario(seed, scenario), seed, checks);
+    failures += f.has_value() ? 1 : 0;
+  }
+  state.counters["cases_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["failures"] = static_cast<double>(failures);
+  if (failures > 0) state.SkipWithError("a differential case failed");
+}
+BENCHMARK(BM_DifferentialCase)->ArgName("max_buffer_kib")->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 // A whole campaign as `devplan fuzz --cases 2000` runs it.
 void BM_FuzzCampaign(benchmark::State& state) {

@@ -87,6 +87,8 @@ class DevplanSession final : public EngineSession {
  public:
   DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options)
       : module_(std::move(bytes), std::move(options)) {}
+  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options)
+      : module_(std::move(program), std::move(options)) {}
 
   Error open() {
     DEVPLAN_RETURN_IF_ERROR(module_.load());
@@ -141,13 +143,29 @@ class DevplanSession final : public EngineSession {
 
 }  // namespace
 
-Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
-                                                            DeviceEnvironment& env,
-                                                            const SessionOptions& options) {
+namespace {
+
+ModuleOptions module_options_for(DeviceEnvironment& env, const SessionOptions& options) {
   ModuleOptions module_options = env.module_options();
   module_options.unload_bug = options.unload_bug;
   module_options.max_host_buffer_bytes = options.max_host_bytes;
-  auto session = std::make_unique<DevplanSession>(std::move(bytes), std::move(module_options));
+  return module_options;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
+                                                            DeviceEnvironment& env,
+                                                            const SessionOptions& options) {
+  auto session = std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options));
+  DEVPLAN_RETURN_IF_ERROR(session->open());
+  return std::unique_ptr<EngineSession>(std::move(session));
+}
+
+Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
+                                                            DeviceEnvironment& env,
+                                                            const SessionOptions& options) {
+  auto session = std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options));
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }

@@ -82,6 +82,10 @@ Result<std::unique_ptr<EngineSession>> open_session(RuntimeKind kind, std::vecto
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options);
+// The runtime_ext engine over an already parsed program, which several sessions may share.
+Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
+                                                            DeviceEnvironment& env,
+                                                            const SessionOptions& options);
 Result<std::unique_ptr<EngineSession>> open_executorch_session(std::vector<uint8_t> bytes,
                                                                DeviceEnvironment& env,
                                                                const SessionOptions& options);

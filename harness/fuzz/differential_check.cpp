@@ -10,6 +10,7 @@ namespace {
 struct MethodRun {
   std::string name;
   Error load;
+  uint64_t allocate_calls = 0;  // device allocate() calls its load made
   std::optional<Result<std::vector<OutputValues>>> outputs;  // when executed
 };
 
@@ -25,9 +26,22 @@ struct EngineRun {
 // The devices one engine runs against, kept for all the runs of a case (a fresh environment
 // per run costs more than the runs themselves).
 struct EngineDevices {
-  explicit EngineDevices(RuntimeKind kind) : runtime(kind) {}
+  EngineDevices(RuntimeKind kind, const std::vector<uint8_t>& bytes) : runtime(kind), bytes(bytes) {
+    if (kind == RuntimeKind::Devplan) {
+      // Parsed once for all the runtime_ext sessions of the case.
+      Result<Program> loaded = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+      if (loaded.ok()) parsed = std::make_shared<const Program>(std::move(loaded).value());
+    }
+  }
   RuntimeKind runtime;
+  const std::vector<uint8_t>& bytes;
+  std::shared_ptr<const Program> parsed;  // runtime_ext, when the program reads
   std::unique_ptr<DeviceEnvironment> env;
+
+  Result<std::unique_ptr<EngineSession>> open() {
+    if (parsed) return open_devplan_session(parsed, *env, SessionOptions());
+    return open_session(runtime, bytes, *env, SessionOptions());
+  }
 
   // A tracking allocator with no history, no faults and nothing live.
   Error fresh() {
@@ -41,39 +55,32 @@ struct EngineDevices {
   }
 };
 
-// Runs every method: load, execute (when `execute`, except methods named in `skip_execute`),
-// unload, destroy.
-EngineRun run_engine(EngineDevices& devices, const std::vector<uint8_t>& bytes, uint64_t fail_at,
-                     bool execute, const std::vector<std::string>& skip_execute = {}) {
+// Runs every method: load, execute (except methods named in `skip_execute`), unload, destroy.
+EngineRun run_engine(EngineDevices& devices, const std::vector<std::string>& skip_execute = {}) {
   EngineRun run;
   run.open = devices.fresh();
   if (!run.open.ok()) return run;
   DeviceEnvironment& env = *devices.env;
-  // Load-only runs read no device byte: no pattern fills.
-  env.tracking()->set_fill_patterns(execute);
-  if (fail_at > 0) env.tracking()->fail_allocation_at(fail_at);
+  TrackingDeviceAllocator& tracking = *env.tracking();
+  tracking.set_fill_patterns(true);
   {
-    Result<std::unique_ptr<EngineSession>> session =
-        open_session(devices.runtime, bytes, env, SessionOptions());
+    Result<std::unique_ptr<EngineSession>> session = devices.open();
     if (!session.ok()) {
       run.open = session.error();
     } else {
       for (const std::string& name : (*session)->method_names()) {
         MethodRun m;
         m.name = name;
+        const uint64_t calls = tracking.allocate_calls();
         m.load = (*session)->load_method(name);
-        const bool failed = !m.load.ok();
+        m.allocate_calls = tracking.allocate_calls() - calls;
         run.methods.push_back(std::move(m));
-        // Under an injected fault, the methods after the one that failed add nothing.
-        if (failed && fail_at > 0) break;
       }
-      if (execute) {
-        for (MethodRun& m : run.methods) {
-          if (!m.load.ok()) continue;
-          if (std::find(skip_execute.begin(), skip_execute.end(), m.name) != skip_execute.end()) continue;
-          bool usage_error = false;
-          m.outputs = (*session)->execute(m.name, {}, &usage_error);
-        }
+      for (MethodRun& m : run.methods) {
+        if (!m.load.ok()) continue;
+        if (std::find(skip_execute.begin(), skip_execute.end(), m.name) != skip_execute.end()) continue;
+        bool usage_error = false;
+        m.outputs = (*session)->execute(m.name, {}, &usage_error);
       }
       for (const MethodRun& m : run.methods) {
         if ((*session)->is_method_loaded(m.name)) (void)(*session)->unload_method(m.name);
@@ -84,6 +91,43 @@ EngineRun run_engine(EngineDevices& devices, const std::vector<uint8_t>& bytes, 
   run.leaks = env.leak_lines();
   run.misuse = env.misuse_lines();
   return run;
+}
+
+// One load of a method with its j-th device allocation failing.
+struct FaultProbe {
+  Error load;
+  std::vector<AllocationRecord> made;  // the allocations that load made
+  size_t live = 0;                     // allocations still live after it
+  size_t misuse = 0;                   // 1 when any misuse was recorded so far
+};
+
+// For each (method, count): loads the method `count` times, failing its j-th device allocation
+// on the j-th load, all in one session (a Module survives a failed load). Load-only: no pattern
+// fills. The probes come back per method, in order.
+Result<std::vector<std::vector<FaultProbe>>> probe_faults(
+    EngineDevices& devices, const std::vector<std::pair<std::string, uint64_t>>& methods) {
+  DEVPLAN_RETURN_IF_ERROR(devices.fresh());
+  DeviceEnvironment& env = *devices.env;
+  TrackingDeviceAllocator& tracking = *env.tracking();
+  tracking.set_fill_patterns(false);
+  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<EngineSession> session, devices.open());
+  std::vector<std::vector<FaultProbe>> all;
+  size_t ledger_size = 0;
+  for (const auto& [method, count] : methods) {
+    std::vector<FaultProbe>& probes = all.emplace_back();
+    for (uint64_t j = 1; j <= count; ++j) {
+      tracking.fail_allocation_at(tracking.allocate_calls() + j);
+      FaultProbe p;
+      p.load = session->load_method(method);
+      if (session->is_method_loaded(method)) (void)session->unload_method(method);
+      p.made = tracking.ledger_from(ledger_size);
+      ledger_size += p.made.size();
+      p.live = tracking.live_count();
+      p.misuse = tracking.has_misuse() ? 1 : 0;
+      probes.push_back(std::move(p));
+    }
+  }
+  return all;
 }
 
 std::string status_text(const Error& e) { return e.ok() ? "ok" : e.to_string(); }
@@ -254,14 +298,72 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
   return std::nullopt;
 }
 
+// Failing each device allocation of each method in turn, in both engines: both fail that load
+// and leave nothing live; with the same allocation counts, the loads made the same
+// allocations before the failure. (With ExecuTorch's 0-byte allocations the counts differ and
+// only cleanliness is compared.)
+std::optional<FuzzFinding> compare_faults(EngineDevices& devplan_devices,
+                                          EngineDevices& executorch_devices, const EngineRun& ours,
+                                          const EngineRun& theirs) {
+  std::vector<std::pair<std::string, uint64_t>> mine, other;
+  for (size_t i = 0; i < ours.methods.size(); ++i) {
+    if (!ours.methods[i].load.ok()) continue;
+    mine.emplace_back(ours.methods[i].name, ours.methods[i].allocate_calls);
+    other.emplace_back(theirs.methods[i].name, theirs.methods[i].allocate_calls);
+  }
+  Result<std::vector<std::vector<FaultProbe>>> all_a = probe_faults(devplan_devices, mine);
+  Result<std::vector<std::vector<FaultProbe>>> all_b = probe_faults(executorch_devices, other);
+  if (!all_a.ok() || !all_b.ok()) {
+    return diverged(std::string("opening the program for the fault runs: devplan ") +
+                    (all_a.ok() ? "ok" : all_a.error().to_string()) + "; executorch " +
+                    (all_b.ok() ? "ok" : all_b.error().to_string()));
+  }
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const std::vector<FaultProbe>* pa = &(*all_a)[i];
+    const std::vector<FaultProbe>* pb = &(*all_b)[i];
+    const std::string& name = mine[i].first;
+    const bool same_counts = mine[i].second == other[i].second;
+    for (size_t j = 0; j < std::max(pa->size(), pb->size()); ++j) {
+      const std::string when = "load_method(" + name + ") failing its device allocation " +
+                               std::to_string(j + 1) + ": ";
+      for (const std::vector<FaultProbe>* probes : {pa, pb}) {
+        if (j >= probes->size()) continue;
+        const FaultProbe& p = (*probes)[j];
+        const char* side = probes == pa ? "devplan" : "executorch";
+        if (p.load.ok()) return diverged(when + side + " loaded it");
+        if (p.live != 0) return diverged(when + side + " left " + std::to_string(p.live) + " allocations live");
+        if (p.misuse != 0) return diverged(when + side + " misused its allocator");
+      }
+      if (!same_counts) continue;
+      const FaultProbe& x = (*pa)[j];
+      const FaultProbe& y = (*pb)[j];
+      if (x.load.code() != y.load.code()) {
+        return diverged(when + "devplan " + x.load.to_string() + "; executorch " + y.load.to_string());
+      }
+      if (x.made.size() != y.made.size()) {
+        return diverged(when + "devplan made " + std::to_string(x.made.size()) +
+                        " allocations first, executorch " + std::to_string(y.made.size()));
+      }
+      for (size_t k = 0; k < x.made.size(); ++k) {
+        if (x.made[k].device != y.made[k].device || x.made[k].size != y.made[k].size ||
+            x.made[k].owner != y.made[k].owner) {
+          return diverged(when + "devplan " + format_allocation(x.made[k]) + "; executorch " +
+                          format_allocation(y.made[k]));
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
                                    const std::vector<std::string>* compared_outputs) {
   DifferentialResult result;
-  EngineDevices devplan_devices(RuntimeKind::Devplan);
-  EngineDevices executorch_devices(RuntimeKind::Executorch);
-  const EngineRun ours = run_engine(devplan_devices, bytes, 0, true);
+  EngineDevices devplan_devices(RuntimeKind::Devplan, bytes);
+  EngineDevices executorch_devices(RuntimeKind::Executorch, bytes);
+  const EngineRun ours = run_engine(devplan_devices);
   // A tensor used after a FreeCall: runtime_ext reports it; ExecuTorch has cleared the data
   // pointer and its kernel would dereference null, taking the process down. Not executed there.
   std::vector<std::string> use_after_free;
@@ -272,7 +374,7 @@ DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
     }
   }
   if (!use_after_free.empty()) ++result.known[kDivergenceUseAfterFree];
-  const EngineRun theirs = run_engine(executorch_devices, bytes, 0, true, use_after_free);
+  const EngineRun theirs = run_engine(executorch_devices, use_after_free);
   if ((result.divergence = compare_accept(ours, theirs, ""))) {
     if (result.divergence->check != "differential") {
       ++result.known[result.divergence->check];
@@ -282,30 +384,7 @@ DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
   }
   if ((result.divergence = compare_ledgers(ours, theirs, "", &result.known))) return result;
   if ((result.divergence = compare_outputs(ours, theirs, compared_outputs, &result.known))) return result;
-  // Failing the k-th allocation, for every k of each engine's own count: both must fail a load
-  // and leave nothing live. When ExecuTorch makes 0-byte allocations the two counts differ, so
-  // only cleanliness is compared; otherwise which loads fail and the ledgers must match too.
-  const bool same_counts = ours.ledger.size() == theirs.ledger.size();
-  const uint64_t most = std::max(ours.ledger.size(), theirs.ledger.size());
-  for (uint64_t k = 1; k <= most; ++k) {
-    const std::string when = "failing device allocation " + std::to_string(k) + ": ";
-    const EngineRun a = run_engine(devplan_devices, bytes, k <= ours.ledger.size() ? k : 0, false);
-    const EngineRun b = run_engine(executorch_devices, bytes, k <= theirs.ledger.size() ? k : 0, false);
-    std::map<std::string, uint64_t> ignored;  // counted once per case, above
-    if (same_counts) {
-      if ((result.divergence = compare_accept(a, b, when))) {
-        if (result.divergence->check != "differential") result.divergence.reset();
-        return result;
-      }
-      if ((result.divergence = compare_ledgers(a, b, when, &ignored))) return result;
-      continue;
-    }
-    for (const EngineRun* run : {&a, &b}) {
-      const char* side = run == &a ? "devplan" : "executorch";
-      if (!run->leaks.empty()) return {diverged(when + side + " leaked: " + run->leaks.front()), {}};
-      if (!run->misuse.empty()) return {diverged(when + side + " misused: " + run->misuse.front()), {}};
-    }
-  }
+  result.divergence = compare_faults(devplan_devices, executorch_devices, ours, theirs);
   return result;
 }
 

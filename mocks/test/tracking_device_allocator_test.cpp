@@ -90,6 +90,37 @@ TEST(TrackingDeviceAllocatorTest, NewBlocksHoldTheFreshPattern) {
   a.deallocate(p, 0);
 }
 
+TEST(TrackingDeviceAllocatorTest, WithoutFillPatternsBlocksAreNotFilled) {
+  TrackingDeviceAllocator a;
+  a.set_fill_patterns(false);
+  void* p = must_allocate(a, 24);
+  std::memset(p, 0x11, 24);
+  a.deallocate(p, 0);
+  // Still quarantined (a double free stays a double free), but not overwritten.
+  EXPECT_TRUE(a.is_quarantined(p));
+  EXPECT_EQ(peek_bytes(a, p, 24), std::vector<uint8_t>(24, 0x11));
+  a.set_fill_patterns(true);
+  void* q = must_allocate(a, 24);
+  EXPECT_EQ(peek_bytes(a, q, 24), std::vector<uint8_t>(24, 0xCD));
+  a.deallocate(q, 0);
+}
+
+TEST(TrackingDeviceAllocatorTest, LedgerFromStartsAtTheGivenRecord) {
+  TrackingDeviceAllocator a;
+  void* p = must_allocate(a, 8);
+  void* q = must_allocate(a, 16);
+  void* r = must_allocate(a, 32);
+  EXPECT_EQ(a.ledger_size(), 3u);
+  const std::vector<AllocationRecord> tail = a.ledger_from(1);
+  ASSERT_EQ(tail.size(), 2u);
+  EXPECT_EQ(tail[0].seq, 2u);
+  EXPECT_EQ(tail[0].size, 16u);
+  EXPECT_EQ(tail[1].seq, 3u);
+  EXPECT_TRUE(a.ledger_from(3).empty());
+  EXPECT_TRUE(a.ledger_from(7).empty());
+  for (void* x : {p, q, r}) a.deallocate(x, 0);
+}
+
 TEST(TrackingDeviceAllocatorTest, HonoursEveryPowerOfTwoAlignmentUpTo4096) {
   TrackingDeviceAllocator a;
   std::vector<void*> blocks;
