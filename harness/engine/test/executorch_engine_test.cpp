@@ -313,5 +313,61 @@ TEST_F(ExecutorchEngine, TruncatedProgramsNeverTakeTheHarnessDown) {
   RecordProperty("aborts", static_cast<int>(aborted));
 }
 
+std::string exported(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
+}
+
+// Programs from ExecuTorch's exporter with DevplanDeviceBackend delegates run end to end in both
+// engines, with the same ledger (but the alignment) and eager PyTorch's outputs.
+TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTorch) {
+  struct Expected {
+    const char* name;
+    std::vector<std::pair<Device, uint64_t>> allocations;  // owners forward/buffer 1, 2, ...
+  };
+  const std::vector<Expected> programs = {
+      {"devplan_one_delegate", {{Device::cuda(0), 48}}},
+      {"devplan_broadcast", {{Device::cuda(0), 80}}},
+      {"devplan_two_delegates", {{Device::cuda(0), 96}}},
+      {"devplan_two_devices", {{Device::cuda(0), 96}, {Device::cuda(1), 96}}},
+  };
+  for (const Expected& p : programs) {
+    SCOPED_TRACE(p.name);
+    Result<JsonValue> reference =
+        parse_json_file(exported(std::string("reference/") + p.name + ".ones.json"));
+    ASSERT_TRUE(reference.ok()) << reference.error().to_string();
+    const JsonValue& want = *(*reference->find("forward"))[0].find("outputs");
+    for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+      SCOPED_TRACE(runtime_name(runtime));
+      std::unique_ptr<DeviceEnvironment> env =
+          std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+      {
+        Result<std::unique_ptr<EngineSession>> s = open_session(
+            runtime, bytes_of(exported(std::string(p.name) + ".pte")), *env, SessionOptions());
+        ASSERT_TRUE(s.ok()) << s.error().to_string();
+        bool usage_error = false;
+        Result<std::vector<OutputValues>> out = (*s)->execute("forward", {}, &usage_error);
+        ASSERT_TRUE(out.ok()) << out.error().to_string();
+        ASSERT_EQ(out->size(), want.size());
+        for (size_t i = 0; i < out->size(); ++i) {
+          ASSERT_EQ((*out)[i].values.size(), want[i].size());
+          for (size_t j = 0; j < want[i].size(); ++j) {
+            EXPECT_EQ(std::stod((*out)[i].values[j]), *want[i][j].get_double());
+          }
+        }
+      }
+      const std::vector<AllocationRecord> ledger = env->ledger();
+      ASSERT_EQ(ledger.size(), p.allocations.size());
+      for (size_t i = 0; i < ledger.size(); ++i) {
+        EXPECT_EQ(ledger[i].device, p.allocations[i].first);
+        EXPECT_EQ(ledger[i].size, p.allocations[i].second);
+        EXPECT_EQ(ledger[i].owner, "forward/buffer " + std::to_string(i + 1));
+        EXPECT_EQ(ledger[i].alignment, runtime == RuntimeKind::Executorch ? 8u : 16u);
+        EXPECT_FALSE(ledger[i].live);
+      }
+      EXPECT_TRUE(env->misuse_lines().empty());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace devplan::harness
