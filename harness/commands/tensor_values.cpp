@@ -62,6 +62,23 @@ std::string format_float(float value) {
   return buf;
 }
 
+Result<std::vector<std::vector<double>>> parse_run_inputs(const std::vector<std::string>& given,
+                                                          size_t num_inputs,
+                                                          const std::string& method) {
+  if (given.size() > num_inputs) {
+    return Error(ErrorCode::InvalidArgument,
+                 std::to_string(given.size()) + " --input given but method '" + method + "' has " +
+                     std::to_string(num_inputs) + " inputs");
+  }
+  std::vector<std::vector<double>> values(num_inputs, std::vector<double>{1.0});
+  for (size_t i = 0; i < given.size(); ++i) {
+    Result<std::vector<double>> parsed = parse_number_list(given[i]);
+    if (!parsed.ok()) return parsed.error().with_context("--input " + std::to_string(i));
+    values[i] = std::move(parsed).value();
+  }
+  return values;
+}
+
 Result<std::vector<double>> parse_number_list(const std::string& text) {
   std::vector<double> values;
   size_t start = 0;

@@ -14,6 +14,13 @@ namespace devplan::harness {
 // Parses comma-separated numbers. InvalidArgument naming the bad item.
 Result<std::vector<double>> parse_number_list(const std::string& text);
 
+// The values of each of a method's `num_inputs` inputs from `devplan run --input` texts, in
+// order: the parsed numbers, or {1} (ones) for inputs not given. InvalidArgument when more
+// texts than inputs are given (naming `method`) or a text is not numbers (naming its --input).
+Result<std::vector<std::vector<double>>> parse_run_inputs(const std::vector<std::string>& given,
+                                                          size_t num_inputs,
+                                                          const std::string& method);
+
 // `numel` elements of `dtype` from `values`: one value fills every element, otherwise the
 // counts must match. float32, float64, int8/16/32/64, uint8, bool are supported.
 Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, ScalarType dtype,

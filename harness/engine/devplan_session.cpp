@@ -8,22 +8,13 @@ namespace {
 
 // Sets every input of `method`: the given values, or ones.
 Error set_inputs(Method& method, const std::vector<std::string>& given, bool* usage_error) {
-  if (given.size() > method.num_inputs()) {
+  Result<std::vector<std::vector<double>>> all = parse_run_inputs(given, method.num_inputs(), method.name());
+  if (!all.ok()) {
     *usage_error = true;
-    return Error(ErrorCode::InvalidArgument,
-                 std::to_string(given.size()) + " --input given but method '" + method.name() +
-                     "' has " + std::to_string(method.num_inputs()) + " inputs");
+    return all.error();
   }
   for (size_t i = 0; i < method.num_inputs(); ++i) {
-    std::vector<double> values{1.0};
-    if (i < given.size()) {
-      Result<std::vector<double>> parsed = parse_number_list(given[i]);
-      if (!parsed.ok()) {
-        *usage_error = true;
-        return parsed.error().with_context("--input " + std::to_string(i));
-      }
-      values = *parsed;
-    }
+    const std::vector<double>& values = (*all)[i];
     const EValue& target = method.value(method.plan().inputs[i]);
     EValue input;
     std::vector<uint8_t> bytes;

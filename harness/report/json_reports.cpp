@@ -166,6 +166,13 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
   return w.str();
 }
 
+// The empty lists of a simulation that has no result (an error or an abort).
+static void write_empty_simulation_lists(JsonWriter& w) {
+  for (const char* list : {"methods", "allocations", "failed_allocations", "leaks", "misuse"}) {
+    w.key(list).begin_array().end_array();
+  }
+}
+
 std::string simulate_abort_json(const std::string& message) {
   JsonWriter w;
   w.begin_object();
@@ -175,11 +182,7 @@ std::string simulate_abort_json(const std::string& message) {
   w.key("code").value("Aborted");
   w.key("message").value(message);
   w.end_object();
-  w.key("methods").begin_array().end_array();
-  w.key("allocations").begin_array().end_array();
-  w.key("failed_allocations").begin_array().end_array();
-  w.key("leaks").begin_array().end_array();
-  w.key("misuse").begin_array().end_array();
+  write_empty_simulation_lists(w);
   w.end_object();
   return w.str();
 }
@@ -190,11 +193,7 @@ std::string simulate_error_json(const Error& error, RuntimeKind runtime) {
   w.key("status").value("error");
   w.key("runtime").value(runtime_name(runtime));
   write_error(w, error);
-  w.key("methods").begin_array().end_array();
-  w.key("allocations").begin_array().end_array();
-  w.key("failed_allocations").begin_array().end_array();
-  w.key("leaks").begin_array().end_array();
-  w.key("misuse").begin_array().end_array();
+  write_empty_simulation_lists(w);
   w.end_object();
   return w.str();
 }

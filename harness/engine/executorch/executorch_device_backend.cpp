@@ -34,10 +34,20 @@ Tensor devplan_view(const ::executorch::aten::Tensor& t) {
 
 class ExecutorchDeviceBackend final : public et::BackendInterface {
  public:
+  // `fixed`: the op every delegate of this backend runs (DeviceAddBackend: add, whatever its
+  // processed bytes); FromProcessed reads it from the processed bytes (DevplanDeviceBackend).
+  explicit ExecutorchDeviceBackend(SimulatedDeviceBackend::Op fixed) : fixed_(fixed) {}
+
   bool is_available() const override { return true; }
 
   et::Result<et::DelegateHandle*> init(et::BackendInitContext&, et::FreeableBuffer* processed,
                                        et::ArrayRef<et::CompileSpec>) const override {
+    if (fixed_ != SimulatedDeviceBackend::Op::FromProcessed) {
+      if (processed != nullptr) processed->Free();
+      const SimulatedDeviceBackend::Op* chosen =
+          fixed_ == kOps[0] ? &kOps[0] : &kOps[1];
+      return reinterpret_cast<et::DelegateHandle*>(const_cast<SimulatedDeviceBackend::Op*>(chosen));
+    }
     if (processed == nullptr) {
       return fail(Error(ErrorCode::InvalidProgram,
                         std::string(SimulatedDeviceBackend::kDevplanBackendId) + ": no processed data"));
@@ -53,7 +63,9 @@ class ExecutorchDeviceBackend final : public et::BackendInterface {
 
   et::Error execute(et::BackendExecutionContext&, et::DelegateHandle* handle,
                     et::Span<et::EValue*> args) const override {
-    const std::string name = SimulatedDeviceBackend::kDevplanBackendId;
+    const std::string name = fixed_ == SimulatedDeviceBackend::Op::FromProcessed
+                                 ? SimulatedDeviceBackend::kDevplanBackendId
+                                 : SimulatedDeviceBackend::kAddBackendId;
     if (args.size() != 3) {
       return fail(Error(ErrorCode::InvalidProgram, name + ": expected 3 arguments (a, b, out), got " +
                                                        std::to_string(args.size())));
@@ -73,17 +85,24 @@ class ExecutorchDeviceBackend final : public et::BackendInterface {
     Error e = run_simulated_elementwise(op, name, current_target(), tensors, names);
     return e.ok() ? et::Error::Ok : fail(e);
   }
+
+ private:
+  SimulatedDeviceBackend::Op fixed_;
 };
 
 }  // namespace
 
 void register_executorch_device_backend() {
-  static ExecutorchDeviceBackend backend;
-  // Also under the id of devplan's own programs (fixtures, fuzz, plan), whose processed bytes
-  // are "add" too, so both engines run every program devplan writes.
-  for (const char* id : {SimulatedDeviceBackend::kDevplanBackendId, SimulatedDeviceBackend::kAddBackendId}) {
+  // The same two backends runtime_ext's simulated environment has (device_environment.cpp):
+  // DevplanDeviceBackend reads its op from the processed bytes, DeviceAddBackend always adds.
+  static ExecutorchDeviceBackend devplan_backend(SimulatedDeviceBackend::Op::FromProcessed);
+  static ExecutorchDeviceBackend add_backend(SimulatedDeviceBackend::Op::Add);
+  const std::pair<const char*, ExecutorchDeviceBackend*> backends[] = {
+      {SimulatedDeviceBackend::kDevplanBackendId, &devplan_backend},
+      {SimulatedDeviceBackend::kAddBackendId, &add_backend}};
+  for (const auto& [id, backend] : backends) {
     if (et::get_backend_class(id) != nullptr) continue;
-    if (et::register_backend(et::Backend{id, &backend}) != et::Error::Ok) {
+    if (et::register_backend(et::Backend{id, backend}) != et::Error::Ok) {
       record_error(std::string("cannot register ") + id + " with ExecuTorch");
     }
   }

@@ -135,24 +135,15 @@ class ExecutorchSession final : public EngineSession {
     if (!module_->is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(load_method(name));
     et::Result<et::MethodMeta> meta = module_->method_meta(name);
     if (!meta.ok()) return from_et(meta.error(), "method_meta('" + name + "')");
-    if (given.size() > meta->num_inputs()) {
+    Result<std::vector<std::vector<double>>> all = parse_run_inputs(given, meta->num_inputs(), name);
+    if (!all.ok()) {
       *usage_error = true;
-      return Error(ErrorCode::InvalidArgument,
-                   std::to_string(given.size()) + " --input given but method '" + name + "' has " +
-                       std::to_string(meta->num_inputs()) + " inputs");
+      return all.error();
     }
     std::vector<InputTensor> storage(meta->num_inputs());
     std::vector<et::EValue> inputs;
     for (size_t i = 0; i < meta->num_inputs(); ++i) {
-      std::vector<double> values{1.0};
-      if (i < given.size()) {
-        Result<std::vector<double>> parsed = parse_number_list(given[i]);
-        if (!parsed.ok()) {
-          *usage_error = true;
-          return parsed.error().with_context("--input " + std::to_string(i));
-        }
-        values = *parsed;
-      }
+      const std::vector<double>& values = (*all)[i];
       et::Result<et::Tag> tag = meta->input_tag(i);
       if (!tag.ok()) return from_et(tag.error(), "input_tag(" + std::to_string(i) + ")");
       if (*tag == et::Tag::Int) {

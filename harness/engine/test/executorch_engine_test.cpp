@@ -38,34 +38,9 @@ SimulationResult simulate(const std::vector<uint8_t>& bytes, RuntimeKind runtime
   return r.ok() ? *r : SimulationResult();
 }
 
-// The program of device_add_cuda0 with its delegate on DevplanDeviceBackend, the backend both
-// engines have: h2d, h2d, add on cuda:0, d2h; buffers [32 cpu:0, 48 cuda:0].
+// device_add_cuda0 with its delegate on DevplanDeviceBackend, the backend both engines have.
 std::vector<uint8_t> devplan_backend_add_program() {
-  ProgramBuilder builder;
-  MethodBuilder& m = builder.add_method("forward");
-  const Device cuda0 = Device::cuda(0);
-  const TensorSpec host = TensorSpec::of(ScalarType::Float, {2, 2}, Device::cpu());
-  const TensorSpec dev = TensorSpec::of(ScalarType::Float, {2, 2}, cuda0);
-  const uint32_t hb = m.add_buffer(32);
-  const uint32_t db = m.add_buffer(48, cuda0);
-  const int32_t a = m.add_planned_tensor(host, hb, 0);
-  const int32_t b = m.add_planned_tensor(host, hb, 16);
-  const int32_t a_dev = m.add_planned_tensor(dev, db, 0);
-  const int32_t b_dev = m.add_planned_tensor(dev, db, 16);
-  const int32_t sum_dev = m.add_planned_tensor(dev, db, 32);
-  const int32_t out = m.add_planned_tensor(host, hb, 0);
-  const int32_t h2d = m.add_operator("et_copy::_h2d_copy", "out");
-  const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
-  const int32_t add = m.add_delegate("DevplanDeviceBackend", std::vector<uint8_t>{'a', 'd', 'd'},
-                                     {{kTargetDeviceSpecKey, std::vector<uint8_t>{'c', 'u', 'd', 'a', ':', '0'}}});
-  m.add_chain();
-  m.add_kernel_call(h2d, {a, a_dev, a_dev});
-  m.add_kernel_call(h2d, {b, b_dev, b_dev});
-  m.add_delegate_call(add, {a_dev, b_dev, sum_dev});
-  m.add_kernel_call(d2h, {sum_dev, out, out});
-  m.set_inputs({a, b});
-  m.set_outputs({out});
-  return builder.build();
+  return device_add_cuda0_program_builder_for("DevplanDeviceBackend").build();
 }
 
 class ExecutorchEngine : public ::testing::Test {
@@ -367,6 +342,29 @@ TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTo
       EXPECT_TRUE(env->misuse_lines().empty());
     }
   }
+}
+
+// What `devplan plan` writes loads and runs in ExecuTorch as in runtime_ext (ExecuTorch's
+// reference device program: add(a, b) delegated to cuda:0).
+TEST_F(ExecutorchEngine, PlannedProgramsLoadAndRunInExecutorch) {
+  const std::string graph = R"({"name": "forward", "alignment": 16,
+    "tensors": [{"id": "a", "dtype": "float32", "shape": [2, 2]},
+                {"id": "b", "dtype": "float32", "shape": [2, 2]},
+                {"id": "z", "dtype": "float32", "shape": [2, 2]}],
+    "inputs": ["a", "b"], "outputs": ["z"],
+    "nodes": [{"delegate": "DeviceAddBackend", "device": "cuda:0", "inputs": ["a", "b"], "outputs": ["z"]}]})";
+  const std::string graph_file = temp_file(std::vector<uint8_t>(graph.begin(), graph.end()), ".json");
+  const std::string out = temp_file({}, ".pte");
+  ASSERT_EQ(testing::run(&plan_command, {graph_file, "-o", out}).exit_code, 0);
+  CommandResult sim = testing::run(&simulate_command, {out, "--runtime", "executorch"});
+  EXPECT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_NE(sim.out.find("  buffer 0: 32 B on cpu:0, allocated\n  buffer 1: 48 B on cuda:0, allocated\n"
+                         "device allocations: 1\n  #1 cuda:0 48 B align 8 owner forward/buffer 1  freed\n"),
+            std::string::npos)
+      << sim.out;
+  CommandResult ran = testing::run(&run_command, {out, "--runtime", "executorch", "--input", "1,2,3,4", "--input", "10"});
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(ran.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
 }
 
 }  // namespace
