@@ -215,3 +215,22 @@ TEST(SimulateReportsTest, JunitHasACasePerMethodAndForLeaks) {
 
 }  // namespace
 }  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+TEST(SimulateCommandTest, ADirectoryIsAnErrorNamingItNotACrash) {
+  for (const char* runtime : {"devplan", "executorch"}) {
+    testing::CommandResult r = testing::run(&simulate_command, {"/tmp", "--runtime", runtime});
+    EXPECT_EQ(r.exit_code, 1) << runtime;
+    if (std::string(runtime) == "executorch" && !executorch_available()) continue;
+    EXPECT_EQ(r.err, "devplan simulate: AccessFailed: /tmp: cannot read '/tmp': it is a directory\n")
+        << runtime;
+  }
+  testing::CommandResult run_dir = testing::run(&run_command, {"/tmp"});
+  EXPECT_EQ(run_dir.exit_code, 1);
+  EXPECT_EQ(run_dir.err, "devplan run: AccessFailed: cannot read '/tmp': it is a directory\n");
+}
+
+}  // namespace
+}  // namespace devplan::harness
