@@ -85,6 +85,7 @@ CampaignResult run_campaign(const CampaignOptions& options,
     if (!options.only_case && options.max_cases > 0 && result.cases >= options.max_cases) break;
     if (!options.only_case && options.max_seconds > 0 && elapsed() >= options.max_seconds) break;
     const uint64_t seed = case_seed(options.seed, k);
+    if (options.on_case_start) options.on_case_start(k);
     const ProgramDraft draft = generate_program_draft(seed, options.scenario);
     std::optional<FuzzFinding> f = run_draft(draft, seed, checks);
     ++result.cases;

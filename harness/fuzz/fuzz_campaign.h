@@ -30,6 +30,8 @@ struct CampaignOptions {
   ScenarioOptions scenario;
   FuzzCaseOptions checks;
   size_t max_shrink_attempts = 3000;
+  // Called with each case's index before it runs (may be empty).
+  std::function<void(uint64_t case_index)> on_case_start;
 };
 
 struct CampaignProgress {

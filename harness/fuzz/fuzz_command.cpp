@@ -4,6 +4,7 @@
 #include <harness/cli/args.h>
 #include <harness/commands/command.h>
 #include <harness/engine/engine.h>
+#include <harness/fuzz/crash_replay.h>
 #include <harness/fuzz/fuzz_campaign.h>
 #include <harness/report/json_writer.h>
 #include <harness/report/junit.h>
@@ -95,9 +96,9 @@ Result<CampaignOptions> parse_options(const cli::ParsedArgs& args) {
 
 // The command line that replays `failure` exactly.
 std::string replay_command(const cli::ParsedArgs& args, const CampaignOptions& o,
-                           const CampaignFailure& failure) {
+                           uint64_t case_index) {
   std::string cmd = "devplan fuzz --seed " + std::to_string(o.seed) + " --case " +
-                    std::to_string(failure.case_index);
+                    std::to_string(case_index);
   if (args.has("devices")) cmd += " --devices " + args.value("devices");
   if (args.has("inject-bug")) cmd += " --inject-bug " + args.value("inject-bug");
   if (o.checks.differential) cmd += " --differential";
@@ -137,6 +138,9 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   // A live line on a terminal; plain lines, every few seconds, otherwise.
   const bool tty = &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   double next_plain = 2.0;
+  // A case that takes the process down still says which case it was.
+  ScopedCrashReplay crash_replay;
+  options->on_case_start = [&](uint64_t k) { crash_replay.set_case(replay_command(*parsed, *options, k)); };
   CampaignResult result = run_campaign(*options, [&](const CampaignProgress& p) {
     if (tty) {
       write_progress(err, true, p, false);
@@ -150,7 +154,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string program_path, replay;
   if (result.failure) {
     const CampaignFailure& f = *result.failure;
-    replay = replay_command(*parsed, *options, f);
+    replay = replay_command(*parsed, *options, f.case_index);
     program_path = parsed->value("out", ".") + "/devplan-fuzz-seed" + std::to_string(options->seed) +
                    "-case" + std::to_string(f.case_index) + ".pte";
     const std::vector<uint8_t> bytes = build_program(f.minimal);

@@ -8,6 +8,7 @@
 
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/engine/child_process.h>
+#include <harness/fuzz/crash_replay.h>
 #include <harness/engine/delegate_ids.h>
 #include <harness/engine/engine.h>
 
@@ -131,6 +132,36 @@ TEST(ExecutorchAvailability, SaysWhyWhenMissing) {
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.code(), ErrorCode::NotSupported);
   }
+}
+
+}  // namespace
+}  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+TEST(ScopedCrashReplay, ACaseThatKillsTheProcessNamesItsReplayCommand) {
+  ChildOutcome c = run_in_child([](std::string*) {
+    ScopedCrashReplay guard;
+    guard.set_case("devplan fuzz --seed 1 --case 6 --differential");
+    guard.set_case("devplan fuzz --seed 1 --case 7 --differential");
+    std::raise(SIGSEGV);
+    return 0;
+  });
+  EXPECT_EQ(c.signal, SIGSEGV);
+  EXPECT_EQ(c.err,
+            "\ndevplan fuzz: FINDING: the process died while running a case (a crash or an abort "
+            "inside an engine); replay: devplan fuzz --seed 1 --case 7 --differential\n");
+}
+
+TEST(ScopedCrashReplay, RestoresTheHandlersBefore) {
+  ChildOutcome c = run_in_child([](std::string*) {
+    { ScopedCrashReplay guard; guard.set_case("x"); }
+    std::raise(SIGABRT);
+    return 0;
+  });
+  EXPECT_EQ(c.signal, SIGABRT);
+  EXPECT_EQ(c.err, "");
 }
 
 }  // namespace
