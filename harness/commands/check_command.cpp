@@ -29,6 +29,7 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
           << ", lower bound " << b.lower_bound << " B (size/bound " << ratio_text(b.size, b.lower_bound)
           << "), " << b.planned_tensors << " planned tensors\n";
     }
+    for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
     for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
     overlaps += m.overlaps.size();
   }

@@ -16,6 +16,9 @@ void print_values(std::ostream& out, const char* label, const std::vector<ValueS
   for (const ValueSummary& v : values) {
     out << "    value " << v.value_index << ": " << describe_value(v);
     if (v.tag == ValueTag::Tensor) out << ", " << v.storage;
+    if (v.legacy_host) {
+      out << " in host buffer " << v.buffer_index << " (legacy planning: host memory)";
+    }
     out << "\n";
   }
 }

@@ -65,10 +65,152 @@ std::vector<ValueLifetime> value_lifetimes(const MethodPlan& plan, int32_t* num_
   return life;
 }
 
+namespace {
+
+// How many trailing args of an out-variant KernelCall are its returns: they repeat out
+// arguments named earlier in the list (aten::add.out: [self, other, alpha, out, out] -> 1). At
+// least 1: a call whose last arg repeats nothing returns that arg.
+size_t returned_args(const InstructionInfo& ins) {
+  const size_t n = ins.args.size();
+  size_t returned = 0;
+  while (returned < n / 2) {
+    const int32_t arg = ins.args[n - 1 - returned];
+    const auto head_end = ins.args.begin() + static_cast<std::ptrdiff_t>(n - 1 - returned);
+    if (std::find(ins.args.begin(), head_end, arg) == head_end) break;
+    ++returned;
+  }
+  return std::max<size_t>(returned, 1);
+}
+
+// Which values are ever written, and which are read by the first instruction that names them
+// (before anything writes them), by the rules in plan_check.h.
+struct WriteFacts {
+  std::vector<bool> written;
+  std::vector<bool> read_first;
+};
+
+WriteFacts write_facts(const MethodPlan& plan) {
+  const size_t n = plan.values.size();
+  WriteFacts facts{std::vector<bool>(n, false), std::vector<bool>(n, false)};
+  std::vector<bool> named(n, false);
+  for (int32_t input : plan.inputs) facts.written[input] = named[input] = true;
+  for (size_t v = 0; v < n; ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (value.tag == ValueTag::Tensor && value.tensor.storage == TensorStorage::PlannedWithInitial) {
+      facts.written[v] = named[v] = true;
+    }
+  }
+  auto use = [&](int32_t value, bool writes) {
+    if (!named[value]) facts.read_first[value] = !writes;
+    named[value] = true;
+    if (writes) facts.written[value] = true;
+  };
+  for (const ChainInfo& chain : plan.chains) {
+    for (const InstructionInfo& ins : chain.instructions) {
+      switch (ins.kind) {
+        case InstructionKind::KernelCall: {
+          if (ins.args.empty()) break;
+          const size_t first_return = ins.args.size() - returned_args(ins);
+          std::vector<int32_t> returns(ins.args.begin() + static_cast<std::ptrdiff_t>(first_return),
+                                       ins.args.end());
+          // A returned tensor list (native_layer_norm.out returns (out, mean, rstd)) writes
+          // its items, which are also its out arguments.
+          for (size_t r = 0, n = returns.size(); r < n; ++r) {
+            const ValueInfo& returned = plan.values[returns[r]];
+            if (returned.tag == ValueTag::TensorList || returned.tag == ValueTag::OptionalTensorList) {
+              returns.insert(returns.end(), returned.value_list.begin(), returned.value_list.end());
+            }
+          }
+          for (int32_t arg : ins.args) {
+            use(arg, std::find(returns.begin(), returns.end(), arg) != returns.end());
+          }
+          break;
+        }
+        case InstructionKind::DelegateCall:
+          // Inputs then outputs, with no count in the file: an arg it names first, it writes.
+          for (int32_t arg : ins.args) use(arg, !named[arg]);
+          break;
+        case InstructionKind::Move:
+          use(ins.move_from, false);
+          use(ins.move_to, true);
+          break;
+        case InstructionKind::JumpFalse:
+          use(ins.cond_value, false);
+          break;
+        case InstructionKind::Free:
+          break;
+      }
+    }
+  }
+  return facts;
+}
+
+bool inside(const TensorInfo& inner, const TensorInfo& outer) {
+  return inner.buffer_index == outer.buffer_index && inner.offset >= outer.offset &&
+         inner.offset + inner.nbytes <= outer.offset + outer.nbytes;
+}
+
+// For each planned tensor that no instruction writes and that lies inside the bytes of a
+// written planned tensor of its buffer: that tensor, the one holding those bytes when the view
+// is first used (the latest to start at or before that step; the larger on a tie).
+std::vector<int32_t> find_aliases(const MethodPlan& plan, const std::vector<bool>& written,
+                                  const std::vector<ValueLifetime>& life) {
+  std::vector<int32_t> alias_of(plan.values.size(), -1);
+  std::vector<int32_t> planned;
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (value.tag == ValueTag::Tensor && value.tensor.is_planned() && value.tensor.nbytes > 0) {
+      planned.push_back(static_cast<int32_t>(v));
+    }
+  }
+  for (int32_t v : planned) {
+    if (written[v] || life[v].first < 0) continue;
+    const TensorInfo& t = plan.values[v].tensor;
+    int32_t base = -1;
+    for (int32_t u : planned) {
+      if (u == v || !written[u] || !inside(t, plan.values[u].tensor)) continue;
+      if (life[u].first < 0 || life[u].first > life[v].first) continue;
+      if (base < 0 || life[u].first > life[base].first ||
+          (life[u].first == life[base].first &&
+           plan.values[u].tensor.nbytes > plan.values[base].tensor.nbytes)) {
+        base = u;
+      }
+    }
+    alias_of[v] = base;
+  }
+  return alias_of;
+}
+
+void widen(ValueLifetime& into, const ValueLifetime& from) {
+  if (from.first < 0) return;
+  if (into.first < 0 || from.first < into.first) into.first = from.first;
+  into.last = std::max(into.last, from.last);
+}
+
+}  // namespace
+
 MethodCheck check_method_plan(const MethodPlan& plan) {
   MethodCheck check;
   check.name = plan.name;
   check.lifetimes = value_lifetimes(plan, &check.num_steps);
+  const WriteFacts facts = write_facts(plan);
+  check.alias_of = find_aliases(plan, facts.written, check.lifetimes);
+  const std::vector<bool>& read_first = facts.read_first;
+  check.mutable_buffer.assign(plan.values.size(), false);
+  std::vector<bool> is_input(plan.values.size(), false);
+  for (int32_t input : plan.inputs) is_input[input] = true;
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned()) continue;
+    if (check.alias_of[v] < 0 && read_first[v] && !is_input[v]) check.mutable_buffer[v] = true;
+  }
+  // An alias's uses keep its base alive; a mutable buffer lives throughout.
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    if (check.alias_of[v] >= 0) widen(check.lifetimes[check.alias_of[v]], check.lifetimes[v]);
+  }
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    if (check.mutable_buffer[v]) check.lifetimes[v] = ValueLifetime{0, check.num_steps - 1};
+  }
   const size_t num_buffers = plan.buffer_sizes.size();
   std::vector<std::vector<PlanItem>> items(num_buffers);
   std::vector<std::vector<uint64_t>> offsets(num_buffers);
@@ -85,8 +227,13 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
     if (value.tag != ValueTag::Tensor || !value.tensor.is_planned()) continue;
     const uint32_t b = value.tensor.buffer_index;
     ++check.buffers[b].planned_tensors;
+    if (value.tensor.legacy_host) {
+      check.warnings.push_back("value " + std::to_string(v) + ": tagged " +
+                            value.tensor.device.to_string() + ", planned in host buffer " +
+                            std::to_string(b) + " (legacy planning)");
+    }
     const ValueLifetime& l = check.lifetimes[v];
-    if (l.first < 0 || value.tensor.nbytes == 0) continue;
+    if (l.first < 0 || value.tensor.nbytes == 0 || check.alias_of[v] >= 0) continue;
     items[b].push_back(PlanItem{value.tensor.nbytes, l.first, l.last});
     offsets[b].push_back(value.tensor.offset);
     owners[b].push_back(static_cast<int32_t>(v));

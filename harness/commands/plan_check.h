@@ -1,12 +1,26 @@
 // Plan checking of any program, ours or ExecuTorch's: lifetimes of values derived from the
 // instruction chains, then every pair of planned tensors in one buffer whose lifetimes and bytes
-// overlap, plus each buffer's size against its lower bound.
+// overlap, plus each buffer's size against its lower bound, and warnings about what is planned
+// in an unusual way (legacy device tensors in host buffers).
 //
-// Lifetime rule (the planner's): steps are the instructions of all chains in order; a value
-// lives from the first to the last instruction that names it, both ends inclusive (a
-// DelegateCall's args are its inputs followed by its outputs; a tensor list names its items);
-// a method input lives from step 0, a method output to the last step. A planned tensor that is
-// never named has no lifetime and conflicts with nothing.
+// Lifetime rules (documented in the README; `check`, `plot` and the lower bound use them):
+// - Steps are the instructions of all chains in order. A value lives from the first to the last
+//   instruction that names it, both ends inclusive (a DelegateCall's args are its inputs
+//   followed by its outputs; a tensor list names its items).
+// - A method input lives from step 0 to its last use (the exporter reuses its bytes after
+//   that); a method output from its definition to the last step.
+// - Writes: an out-variant kernel writes the trailing args it returns (the out arguments, and
+//   the items of a returned tensor list); a
+//   MoveCall writes its target; a DelegateCall writes the args it names first; method inputs
+//   and tensors with an initial value count as written.
+// - An alias (a view): a planned tensor that no instruction writes and that lies inside the
+//   bytes of another planned tensor of the same buffer. Its base is the written tensor holding
+//   those bytes when the view is first used (the latest to start at or before that step). The
+//   view's uses extend its base's lifetime, and the view is left out of overlaps and the lower
+//   bound.
+// - A mutable buffer (state kept across executions): a planned tensor, not an input and not an
+//   alias, whose first use reads it. It lives for the whole method.
+// A planned tensor that is never named has no lifetime and conflicts with nothing.
 #pragma once
 
 #include <cstdint>
@@ -43,12 +57,18 @@ struct BufferCheck {
 struct MethodCheck {
   std::string name;
   int32_t num_steps = 0;
-  std::vector<ValueLifetime> lifetimes;  // per value
+  std::vector<ValueLifetime> lifetimes;  // per value, by the rules above (aliases folded in)
+  std::vector<int32_t> alias_of;         // per value: its base when it is an alias, else -1
+  std::vector<bool> mutable_buffer;      // per value
   std::vector<BufferCheck> buffers;
   std::vector<Overlap> overlaps;
+  // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host
+  // buffer 0 (legacy planning)".
+  std::vector<std::string> warnings;
 };
 
-// Lifetimes of every value of `plan` by the rule above.
+// Lifetimes of every value of `plan` from its instructions, inputs and outputs (the first two
+// rules above; no aliases or mutable buffers).
 std::vector<ValueLifetime> value_lifetimes(const MethodPlan& plan, int32_t* num_steps);
 
 MethodCheck check_method_plan(const MethodPlan& plan);

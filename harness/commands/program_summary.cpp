@@ -16,6 +16,8 @@ ValueSummary summarize_value(const MethodPlan& plan, int32_t index) {
     s.nbytes = v.tensor.nbytes;
     s.device = v.tensor.device;
     s.storage = tensor_storage_name(v.tensor.storage);
+    s.buffer_index = v.tensor.buffer_index;
+    s.legacy_host = v.tensor.legacy_host;
   }
   return s;
 }

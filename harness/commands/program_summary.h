@@ -28,6 +28,10 @@ struct ValueSummary {
   uint64_t nbytes = 0;
   Device device;
   std::string storage;  // "planned", "runtime-bound", ...
+  // Planned tensors: the buffer; legacy_host when the tensor is tagged for a device but planned
+  // in a host buffer (a legacy device program: host memory, as ExecuTorch loads it).
+  uint32_t buffer_index = 0;
+  bool legacy_host = false;
 };
 
 struct MethodSummary {

@@ -34,6 +34,7 @@ Result<std::vector<uint8_t>> apply_placements(
         for (ValueInfo& v : plan.values) {
           if (v.tag == ValueTag::Tensor && v.tensor.is_planned() && v.tensor.buffer_index == buffer) {
             v.tensor.device = device;
+            v.tensor.legacy_host = false;
           }
         }
       }

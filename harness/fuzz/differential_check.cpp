@@ -175,10 +175,6 @@ const char* known_load_divergence(const Error& ours, const Error& theirs) {
     if (mentions(theirs, ErrorCode::NotFound, "is not registered")) return kDivergenceMissingBackend;
   }
   if (!ours.ok() && theirs.ok()) {
-    if (mentions(ours, ErrorCode::InvalidProgram, "planned in buffer") &&
-        ours.message().find("on cpu:0") != std::string::npos) {
-      return kDivergenceDeviceTensorInHostBuffer;
-    }
     if (mentions(ours, ErrorCode::NotSupported, "runtime-bound tensor on")) return kDivergenceSkipCopyIo;
   }
   return nullptr;

@@ -36,9 +36,6 @@ constexpr const char* kDivergenceMissingBackend = "missing-backend";
 // An operator runtime_ext has no kernel for (it has add, mul and the copies; ExecuTorch has its
 // CPU kernel library): that method's outputs are not compared.
 constexpr const char* kDivergenceMissingKernel = "missing-kernel";
-// Device-tagged tensors planned in a host buffer (legacy programs): ExecuTorch loads them as host
-// memory, runtime_ext rejects them. The rest of the case is not compared.
-constexpr const char* kDivergenceDeviceTensorInHostBuffer = "device-tensor-in-host-buffer";
 // Skip-copy device inputs and outputs (device tensors the caller supplies): ExecuTorch loads
 // the method, runtime_ext refuses it. The rest of the case is not compared.
 constexpr const char* kDivergenceSkipCopyIo = "skip-copy-device-io";

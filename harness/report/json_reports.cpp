@@ -30,6 +30,7 @@ void write_value_summary(JsonWriter& w, const ValueSummary& v) {
     w.key("nbytes").value(v.nbytes);
     w.key("device").value(v.device.to_string());
     w.key("storage").value(v.storage);
+    if (v.legacy_host) w.key("legacy_host").value(true);
   }
   w.end_object();
 }
@@ -272,6 +273,23 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
       w.key("instructions").begin_array().value(static_cast<int64_t>(o.first_step)).value(static_cast<int64_t>(o.last_step)).end_array();
       w.end_object();
     }
+    w.end_array();
+    w.key("aliases").begin_array();
+    for (size_t v = 0; v < m.alias_of.size(); ++v) {
+      if (m.alias_of[v] < 0) continue;
+      w.begin_object();
+      w.key("value").value(static_cast<uint64_t>(v));
+      w.key("base").value(static_cast<int64_t>(m.alias_of[v]));
+      w.end_object();
+    }
+    w.end_array();
+    w.key("mutable_buffers").begin_array();
+    for (size_t v = 0; v < m.mutable_buffer.size(); ++v) {
+      if (m.mutable_buffer[v]) w.value(static_cast<uint64_t>(v));
+    }
+    w.end_array();
+    w.key("warnings").begin_array();
+    for (const std::string& warning : m.warnings) w.value(warning);
     w.end_array();
     w.end_object();
   }

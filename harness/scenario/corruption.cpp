@@ -47,6 +47,25 @@ Device other_device(Device d, uint32_t amount) {
   return Device::cuda(static_cast<DeviceIndex>((d.index + 1 + amount / 2 % 4) % 128));
 }
 
+// The tensors planned in device buffers: the targets of TensorDeviceMismatch (a device tag on
+// a tensor in a host buffer is a legacy program, which is valid).
+std::vector<size_t> device_tensors(const MethodScenario& m) {
+  std::vector<size_t> out;
+  for (size_t t = 0; t < m.tensors.size(); ++t) {
+    if (!m.tensor_device(t).is_cpu()) out.push_back(t);
+  }
+  return out;
+}
+
+// The tensor a corruption of `m` targets.
+size_t target_tensor(const MethodScenario& m, const Corruption& c) {
+  if (c.kind == CorruptionKind::TensorDeviceMismatch) {
+    const std::vector<size_t> candidates = device_tensors(m);
+    return candidates.empty() ? 0 : candidates[c.target % candidates.size()];
+  }
+  return m.tensors.empty() ? 0 : c.target % m.tensors.size();
+}
+
 }  // namespace
 
 const char* corruption_kind_name(CorruptionKind kind) {
@@ -101,6 +120,7 @@ bool corruption_targets_tensor(CorruptionKind kind) {
 bool corruption_applies(const ProgramScenario& scenario, const Corruption& c) {
   if (scenario.methods.empty()) return false;
   const MethodScenario& m = scenario.methods[c.method % scenario.methods.size()];
+  if (c.kind == CorruptionKind::TensorDeviceMismatch) return !device_tensors(m).empty();
   if (corruption_targets_tensor(c.kind)) return !m.tensors.empty();
   if (targets_buffer(c.kind)) return !m.buffers.empty();
   return true;
@@ -112,7 +132,7 @@ std::string describe_corruption(const ProgramScenario& scenario, const Corruptio
   const MethodScenario& m = scenario.methods[c.method % scenario.methods.size()];
   s += " in method " + m.name;
   if (corruption_targets_tensor(c.kind) && !m.tensors.empty()) {
-    s += ", tensor " + std::to_string(c.target % m.tensors.size());
+    s += ", tensor " + std::to_string(target_tensor(m, c));
   } else if (targets_buffer(c.kind) && !m.buffers.empty()) {
     s += ", buffer " + std::to_string(c.target % m.buffers.size());
   }
@@ -124,14 +144,16 @@ Result<std::vector<uint8_t>> build_corrupted_program(const ProgramScenario& scen
   if (!corruption_applies(scenario, c)) {
     return Error(ErrorCode::InvalidArgument,
                  "corruption " + describe_corruption(scenario, c) + " does not apply: the method has no " +
-                     (corruption_targets_tensor(c.kind) ? "tensors" : "buffers"));
+                     (c.kind == CorruptionKind::TensorDeviceMismatch ? "tensors in device buffers"
+                      : corruption_targets_tensor(c.kind)           ? "tensors"
+                                                                    : "buffers"));
   }
   const size_t mi = c.method % scenario.methods.size();
   ProgramScenario s = scenario;
   MethodScenario& m = s.methods[mi];
   const size_t nb = m.buffers.size();
   const size_t b = nb == 0 ? 0 : c.target % nb;
-  const size_t t = m.tensors.empty() ? 0 : c.target % m.tensors.size();
+  const size_t t = target_tensor(m, c);
   const int64_t amount = c.amount;
   constexpr int kCuda = static_cast<int>(DeviceType::CUDA);
 

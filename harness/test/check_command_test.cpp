@@ -110,3 +110,79 @@ TEST(CheckCommandTest, BadInputs) {
 
 }  // namespace
 }  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+std::string upstream(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
+}
+
+TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {
+  testing::CommandResult r = testing::run(&check_command, {upstream("transformer.pte")});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "file: " + upstream("transformer.pte") +
+                       "\nmethod forward: 48 steps\n"
+                       "  buffer 0: 1056768 B on cpu:0, lower bound 851968 B (size/bound 1.240), 75 "
+                       "planned tensors\nresult: clean\n");
+  testing::CommandResult json = testing::run(&check_command, {upstream("transformer.pte"), "--json"});
+  EXPECT_NE(json.out.find(R"({"value":198,"base":191})"), std::string::npos) << json.out;
+}
+
+TEST(CheckCommandTest, MutableBuffersLiveThroughoutAndInputsUntilTheirLastUse) {
+  testing::CommandResult r = testing::run(&check_command, {upstream("mutable_buffer.pte"), "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(R"("aliases":[],"mutable_buffers":[0,1],"warnings":[])"), std::string::npos) << r.out;
+  ProgramBuilder source = device_add_cuda0_program_builder();
+  MethodCheck c = check_method_plan(source.method(0).plan());
+  EXPECT_EQ(c.mutable_buffer, std::vector<bool>(6, false));
+}
+
+TEST(CheckCommandTest, LegacyDeviceTensorsAreWarningsNotFindings) {
+  testing::CommandResult r =
+      testing::run(&check_command, {upstream("device_legacy_no_device_planning.pte")});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "file: " + upstream("device_legacy_no_device_planning.pte") +
+                       "\nmethod forward: 1 steps\n"
+                       "  buffer 0: 384 B on cpu:0, lower bound 384 B (size/bound 1.000), 3 planned tensors\n"
+                       "  warning: value 0: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
+                       "  warning: value 1: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
+                       "  warning: value 2: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
+                       "result: clean\n");
+}
+
+TEST(CheckCommandTest, EveryRealExporterProgramChecksClean) {
+  for (const char* name : {"device_add.pte", "device_mixed.pte", "device_skip_io.pte", "mlp.pte",
+                           "residual.pte", "mutable_buffer.pte"}) {
+    testing::CommandResult r = testing::run(&check_command, {upstream(name)});
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.out;
+  }
+}
+
+TEST(PlanCheckTest, AViewReadAfterItsBaseIsOverwrittenIsAnOverlap) {
+  // cpu: a [0,16) input; v = view of a (bytes [0,8), written by nothing); t = add(a, a) written
+  // into a's bytes at step 0; then v is read at step 1: its base a must still be live, so t
+  // overlapping a while v is in use is a real overlap.
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t host = m.add_buffer(16);
+  const int32_t a = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {4}), host, 0);
+  const int32_t v = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2}), host, 0);
+  const int32_t t = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {4}), host, 0);
+  const int32_t u = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2}), host, 8);
+  const int32_t alpha = m.add_int(1);
+  m.add_chain();
+  m.add_kernel_call("aten::add", "out", {a, a, alpha, t, t});
+  m.add_kernel_call("aten::add", "out", {v, v, alpha, u, u});
+  m.set_inputs({a});
+  m.set_outputs({t, u});
+  const MethodCheck c = check_method_plan(builder.method(0).plan());
+  EXPECT_EQ(c.alias_of[v], a);
+  EXPECT_EQ(c.lifetimes[a].last, 1);  // kept alive by its view
+  ASSERT_FALSE(c.overlaps.empty());
+  EXPECT_EQ(c.overlaps[0].value_a, a);
+  EXPECT_EQ(c.overlaps[0].value_b, t);
+}
+
+}  // namespace
+}  // namespace devplan::harness

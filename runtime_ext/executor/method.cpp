@@ -103,7 +103,7 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
   out->dtype = info.dtype;
   out->sizes = info.sizes;
   out->nbytes = info.nbytes;
-  out->device = info.device;
+  out->device = info.memory_device();
   switch (info.storage) {
     case TensorStorage::Constant:
       if (!info.device.is_cpu()) {
@@ -148,7 +148,7 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
     return Error(ErrorCode::InvalidState, value_name(index) + ": planned tensor but no planned memory");
   }
   const Device buffer_device = memory_.planned_buffer_device(info.buffer_index);
-  if (info.buffer_index >= memory_.num_planned_buffers() || buffer_device != info.device) {
+  if (info.buffer_index >= memory_.num_planned_buffers() || buffer_device != info.memory_device()) {
     return Error(ErrorCode::InvalidProgram,
                  value_name(index) + ": tensor on " + info.device.to_string() +
                      " planned in buffer " + std::to_string(info.buffer_index) + " on " +
@@ -168,7 +168,7 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
                                                 std::to_string(info.data.size()) + " bytes, needs " +
                                                 std::to_string(info.nbytes));
   }
-  if (info.device.is_cpu()) {
+  if (info.memory_device().is_cpu()) {
     std::memcpy(out->data, info.data.data(), info.nbytes);
     return Error::success();
   }

@@ -40,10 +40,16 @@ struct TensorInfo {
   // Constant tensors: their bytes. PlannedWithInitial: the initial value's bytes.
   Span<const uint8_t> data;
   std::string fully_qualified_name;  // from extra_tensor_info, may be empty
+  // A device-tagged tensor planned in a host buffer, as programs exported with
+  // enable_non_cpu_memory_planning=False have them: its memory is host memory (ExecuTorch loads
+  // it so); `device` keeps the tag.
+  bool legacy_host = false;
 
   bool is_planned() const {
     return storage == TensorStorage::Planned || storage == TensorStorage::PlannedWithInitial;
   }
+  // Where the tensor's bytes live: cpu:0 for a legacy tensor, `device` otherwise.
+  Device memory_device() const { return legacy_host ? Device::cpu() : device; }
 };
 
 enum class ValueTag : uint8_t {

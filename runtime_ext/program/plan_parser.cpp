@@ -369,6 +369,12 @@ class PlanParser {
     }
     const Device buffer_device = out_.buffer_devices[out->buffer_index];
     if (out->device != buffer_device) {
+      // Legacy device programs put device-tagged tensors in host buffers; ExecuTorch loads them
+      // as host memory, and so does devplan. The other way round is invalid.
+      if (buffer_device == Device::cpu()) {
+        out->legacy_host = true;
+        return Error::success();
+      }
       return invalid(where + "tensor on " + out->device.to_string() + " planned in " + buffer +
                      " on " + buffer_device.to_string());
     }

@@ -98,12 +98,14 @@ TEST(CorruptionTest, EveryKindIsInvalidProgramWithItsReason) {
        "method 'forward': non_const_buffer_device entry 0: negative device index -6"},
       {{CorruptionKind::NegativeDeviceIndex, 0, 2, 1000}, "forward",
        "method 'forward': non_const_buffer_device entry 1: negative device index -128"},
+      // Targets are the tensors in device buffers (t1, t3): a device tag on a tensor in a host
+      // buffer is a legacy program, not a corruption.
       {{CorruptionKind::TensorDeviceMismatch, 0, 1, 0}, "forward",
-       "method 'forward': value 1: tensor on cpu:0 planned in buffer 1 on cuda:2"},
+       "method 'forward': value 3: tensor on cpu:0 planned in buffer 1 on cuda:2"},
       {{CorruptionKind::TensorDeviceMismatch, 0, 1, 1}, "forward",
-       "method 'forward': value 1: tensor on cuda:3 planned in buffer 1 on cuda:2"},
+       "method 'forward': value 3: tensor on cuda:3 planned in buffer 1 on cuda:2"},
       {{CorruptionKind::TensorDeviceMismatch, 0, 2, 3}, "forward",
-       "method 'forward': value 2: tensor on cuda:3 planned in buffer 0 on cpu:0"},
+       "method 'forward': value 1: tensor on cuda:4 planned in buffer 1 on cuda:2"},
       {{CorruptionKind::OffsetPastEnd, 0, 3, 0}, "forward",
        "method 'forward': value 3: 16 bytes at offset 48 run past the end of buffer 1 (48 bytes)"},
       {{CorruptionKind::OffsetPastEnd, 0, 0, 2}, "forward",

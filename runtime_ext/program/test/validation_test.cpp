@@ -285,17 +285,31 @@ TEST(TensorValidationTest, BadTensorDevices) {
   expect_valid([](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device::cuda(5))); });
 }
 
-TEST(TensorValidationTest, PlannedTensorOnAnotherDeviceThanItsBuffer) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.add_planned_tensor(kF4, 0, 0);
-        m.add_planned_tensor(kF4, 0, 16);
-        m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 0);
-        m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 16);
-        m.add_planned_tensor(f4_on(Device::cuda(0)), 0, 0);
-      },
-      "value 4: tensor on cuda:0 planned in buffer 0 on cpu:0");
+TEST(TensorValidationTest, ADeviceTaggedTensorInAHostBufferIsLegacyHostMemory) {
+  // As programs exported with enable_non_cpu_memory_planning=False have it, and as ExecuTorch
+  // loads it: the tag stays, the memory is host memory.
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  two_buffers(m);
+  m.add_planned_tensor(kF4, 0, 0);
+  m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 0);
+  m.add_planned_tensor(f4_on(Device::cuda(3)), 0, 16);
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  Result<const MethodPlan*> plan = program->method_plan("forward");
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  const TensorInfo& host = (*plan)->values[0].tensor;
+  const TensorInfo& device = (*plan)->values[1].tensor;
+  const TensorInfo& legacy = (*plan)->values[2].tensor;
+  EXPECT_FALSE(host.legacy_host);
+  EXPECT_FALSE(device.legacy_host);
+  EXPECT_EQ(device.memory_device(), Device::cuda(0));
+  EXPECT_TRUE(legacy.legacy_host);
+  EXPECT_EQ(legacy.device, Device::cuda(3));
+  EXPECT_EQ(legacy.memory_device(), Device::cpu());
+}
+
+TEST(TensorValidationTest, PlannedTensorOnAnotherDeviceThanItsDeviceBuffer) {
   expect_invalid(
       [](MethodBuilder& m) {
         two_buffers(m);
