@@ -44,7 +44,18 @@ Error unsupported(ScalarType t) {
 
 }  // namespace
 
+// Whole numbers below 1e15 in plain digits ("20", not "2e+01", which %g picks at low
+// precision); "" for anything else.
+static std::string whole_number_text(double value) {
+  if (!(std::fabs(value) < 1e15) || value != std::trunc(value)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.0f", value);
+  return buf;
+}
+
 std::string format_number(double value) {
+  const std::string whole = whole_number_text(value);
+  if (!whole.empty()) return whole;
   char buf[64];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
@@ -54,6 +65,8 @@ std::string format_number(double value) {
 }
 
 std::string format_float(float value) {
+  const std::string whole = whole_number_text(static_cast<double>(value));
+  if (!whole.empty()) return whole;
   char buf[64];
   for (int precision = 1; precision <= 9; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*g", precision, static_cast<double>(value));

@@ -1,13 +1,18 @@
 // The runtime_ext engine: a devplan Module over the program, with the environment's registries.
+#include <map>
+
 #include <harness/commands/tensor_values.h>
+#include <harness/engine/caller_memory.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/module/module.h>
 
 namespace devplan::harness {
 namespace {
 
-// Sets every input of `method`: the given values, or ones.
-Error set_inputs(Method& method, const std::vector<std::string>& given, bool* usage_error) {
+// Sets every input of `method`: the given values, or ones. Runtime-bound device inputs are
+// already bound to caller memory (`caller`, by input index): their values are copied into it.
+Error set_inputs(Method& method, const std::vector<std::string>& given,
+                 const std::map<size_t, CallerDeviceMemory>& caller, bool* usage_error) {
   Result<std::vector<std::vector<double>>> all = parse_run_inputs(given, method.num_inputs(), method.name());
   if (!all.ok()) {
     *usage_error = true;
@@ -27,6 +32,11 @@ Error set_inputs(Method& method, const std::vector<std::string>& given, bool* us
                                             target.tensor.describe() + ")");
       }
       bytes = std::move(encoded).value();
+      auto bound = caller.find(i);
+      if (bound != caller.end()) {
+        DEVPLAN_RETURN_IF_ERROR(bound->second.fill(bytes.data(), bytes.size()));
+        continue;
+      }
       Tensor t = target.tensor;
       t.device = Device::cpu();
       t.data = bytes.data();
@@ -76,10 +86,11 @@ Result<OutputValues> read_output(const Method& method, size_t i) {
 
 class DevplanSession final : public EngineSession {
  public:
-  DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options)
-      : module_(std::move(bytes), std::move(options)) {}
-  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options)
-      : module_(std::move(program), std::move(options)) {}
+  DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options, DeviceAllocator* devices)
+      : devices_(devices), module_(std::move(bytes), std::move(options)) {}
+  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options,
+                 DeviceAllocator* devices)
+      : devices_(devices), module_(std::move(program), std::move(options)) {}
 
   Error open() {
     DEVPLAN_RETURN_IF_ERROR(module_.load());
@@ -89,11 +100,24 @@ class DevplanSession final : public EngineSession {
 
   RuntimeKind runtime() const override { return RuntimeKind::Devplan; }
   const std::vector<std::string>& method_names() const override { return names_; }
-  Error load_method(const std::string& name) override { return module_.load_method(name); }
+  Error load_method(const std::string& name) override {
+    DEVPLAN_RETURN_IF_ERROR(module_.load_method(name));
+    Error supplied = supply_caller_memory(name);
+    if (!supplied.ok()) {
+      (void)unload_method(name);
+      return supplied;
+    }
+    return Error::success();
+  }
   bool is_method_loaded(const std::string& name) const override {
     return module_.is_method_loaded(name);
   }
-  Error unload_method(const std::string& name) override { return module_.unload_method(name); }
+  Error unload_method(const std::string& name) override {
+    Error e = module_.unload_method(name);
+    caller_inputs_.erase(name);
+    caller_outputs_.erase(name);
+    return e;
+  }
 
   std::vector<BufferOutcome> buffers(const std::string& name) const override {
     std::vector<BufferOutcome> out;
@@ -115,9 +139,9 @@ class DevplanSession final : public EngineSession {
                                             const std::vector<std::string>& inputs,
                                             bool* usage_error) override {
     *usage_error = false;
-    if (!module_.is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(module_.load_method(name));
+    if (!module_.is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(load_method(name));
     DEVPLAN_ASSIGN_OR_RETURN(Method * method, module_.method(name));
-    DEVPLAN_RETURN_IF_ERROR(set_inputs(*method, inputs, usage_error));
+    DEVPLAN_RETURN_IF_ERROR(set_inputs(*method, inputs, caller_inputs_[name], usage_error));
     DEVPLAN_RETURN_IF_ERROR(method->execute());
     std::vector<OutputValues> outputs;
     for (size_t i = 0; i < method->num_outputs(); ++i) {
@@ -128,6 +152,41 @@ class DevplanSession final : public EngineSession {
   }
 
  private:
+  // Allocates and binds the runtime-bound device inputs (filled with ones) and outputs of a
+  // loaded method, as its caller would.
+  Error supply_caller_memory(const std::string& name) {
+    DEVPLAN_ASSIGN_OR_RETURN(Method * method, module_.method(name));
+    const MethodPlan& plan = method->plan();
+    for (size_t i = 0; i < plan.inputs.size(); ++i) {
+      const int32_t v = plan.inputs[i];
+      if (!method->needs_caller_memory(static_cast<size_t>(v))) continue;
+      Tensor t = method->value(static_cast<size_t>(v)).tensor;
+      DEVPLAN_ASSIGN_OR_RETURN(CallerDeviceMemory memory,
+                               CallerDeviceMemory::allocate(devices_, t.nbytes, t.device,
+                                                            name + "/input " + std::to_string(i)));
+      DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> ones, encode_values({1.0}, t.dtype, t.numel()));
+      DEVPLAN_RETURN_IF_ERROR(memory.fill(ones.data(), ones.size()));
+      t.data = memory.data();
+      DEVPLAN_RETURN_IF_ERROR(method->set_input(i, EValue::from_tensor(t)));
+      caller_inputs_[name].emplace(i, std::move(memory));
+    }
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+      const int32_t v = plan.outputs[i];
+      if (!method->needs_caller_memory(static_cast<size_t>(v))) continue;
+      const Tensor& t = method->value(static_cast<size_t>(v)).tensor;
+      DEVPLAN_ASSIGN_OR_RETURN(CallerDeviceMemory memory,
+                               CallerDeviceMemory::allocate(devices_, t.nbytes, t.device,
+                                                            name + "/output " + std::to_string(i)));
+      DEVPLAN_RETURN_IF_ERROR(method->set_output_data(i, memory.data(), memory.size()));
+      caller_outputs_[name].emplace(i, std::move(memory));
+    }
+    return Error::success();
+  }
+
+  DeviceAllocator* devices_;
+  // Caller memory per method and input/output index; freed after the Module (declared first).
+  std::map<std::string, std::map<size_t, CallerDeviceMemory>> caller_inputs_;
+  std::map<std::string, std::map<size_t, CallerDeviceMemory>> caller_outputs_;
   mutable Module module_;
   std::vector<std::string> names_;
 };
@@ -148,7 +207,8 @@ ModuleOptions module_options_for(DeviceEnvironment& env, const SessionOptions& o
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session = std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options));
+  auto session = std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options),
+                                                  env.device_allocator());
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }
@@ -156,7 +216,8 @@ Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t>
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session = std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options));
+  auto session = std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options),
+                                                  env.device_allocator());
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }

@@ -174,9 +174,6 @@ const char* known_load_divergence(const Error& ours, const Error& theirs) {
     if (is_intlist_index_error(theirs)) return kDivergenceIntListItems;
     if (mentions(theirs, ErrorCode::NotFound, "is not registered")) return kDivergenceMissingBackend;
   }
-  if (!ours.ok() && theirs.ok()) {
-    if (mentions(ours, ErrorCode::NotSupported, "runtime-bound tensor on")) return kDivergenceSkipCopyIo;
-  }
   return nullptr;
 }
 

@@ -36,9 +36,7 @@ constexpr const char* kDivergenceMissingBackend = "missing-backend";
 // An operator runtime_ext has no kernel for (it has add, mul and the copies; ExecuTorch has its
 // CPU kernel library): that method's outputs are not compared.
 constexpr const char* kDivergenceMissingKernel = "missing-kernel";
-// Skip-copy device inputs and outputs (device tensors the caller supplies): ExecuTorch loads
-// the method, runtime_ext refuses it. The rest of the case is not compared.
-constexpr const char* kDivergenceSkipCopyIo = "skip-copy-device-io";
+
 
 struct DifferentialResult {
   std::optional<FuzzFinding> divergence;  // check "differential": what differs, both sides

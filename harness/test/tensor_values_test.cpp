@@ -29,6 +29,15 @@ TEST(TensorValuesTest, ShortestFormatting) {
   EXPECT_EQ(format_float(5.0f), "5");
   EXPECT_EQ(format_number(0.1), "0.1");
   EXPECT_EQ(format_number(1e20), "1e+20");
+  // Whole numbers below 1e15 in plain digits, not the exponent %g picks at low precision.
+  EXPECT_EQ(format_float(20.0f), "20");
+  EXPECT_EQ(format_float(-300.0f), "-300");
+  EXPECT_EQ(format_float(16777216.0f), "16777216");
+  EXPECT_EQ(format_number(120.0), "120");
+  EXPECT_EQ(format_number(999999999999999.0), "999999999999999");
+  EXPECT_EQ(format_number(1e15), "1e+15");
+  EXPECT_EQ(format_number(2.5e3), "2500");
+  EXPECT_EQ(format_number(2.5), "2.5");
   EXPECT_EQ(*decode_values(*encode_values({0, 3}, ScalarType::Bool, 2), ScalarType::Bool),
             (std::vector<std::string>{"false", "true"}));
   EXPECT_EQ(*decode_values(*encode_values({-5}, ScalarType::Long, 1), ScalarType::Long),

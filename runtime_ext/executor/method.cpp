@@ -55,6 +55,7 @@ Error Method::init() {
     }
   }
   values_.resize(plan_.values.size());
+  unbound_.assign(plan_.values.size(), 0);
   for (size_t i = 0; i < plan_.values.size(); ++i) DEVPLAN_RETURN_IF_ERROR(init_value(i));
   DEVPLAN_RETURN_IF_ERROR(init_delegates());
   return init_steps();
@@ -116,9 +117,9 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
       return check_tensor_alignment(index, info, out->data);
     case TensorStorage::RuntimeBound: {
       if (!info.device.is_cpu()) {
-        return Error(ErrorCode::NotSupported,
-                     value_name(index) + ": runtime-bound tensor on " + info.device.to_string() +
-                         " (only planned tensors may live on a device)");
+        // The caller supplies its device memory (skip-copy inputs and outputs).
+        if (info.nbytes > 0) unbound_[index] = 1;
+        return Error::success();
       }
       if (info.nbytes > runtime_.max_runtime_bound_bytes - runtime_bound_bytes_) {
         return Error(ErrorCode::MemoryAllocationFailed,
@@ -233,9 +234,16 @@ Error Method::run_step(size_t chain, size_t pc, const Step& step) {
   if (instruction.kind == InstructionKind::KernelCall ||
       instruction.kind == InstructionKind::DelegateCall) {
     for (int32_t arg : instruction.args) {
-      if (arg >= 0 && static_cast<size_t>(arg) < freed_.size() && freed_[arg]) {
+      if (arg < 0 || static_cast<size_t>(arg) >= freed_.size()) continue;
+      if (freed_[arg]) {
         return Error(ErrorCode::InvalidState, "value " + std::to_string(arg) +
                                                   " is used after a FreeCall released its memory");
+      }
+      if (unbound_[arg]) {
+        return Error(ErrorCode::InvalidState,
+                     "value " + std::to_string(arg) + ": runtime-bound tensor on " +
+                         values_[arg].tensor.device.to_string() +
+                         " has no memory (the caller supplies it: set_input or set_output_data)");
       }
     }
   }
@@ -341,6 +349,18 @@ Error Method::set_input(size_t i, const EValue& input) {
   }
   const Tensor& src = input.tensor;
   Tensor& dst = target.tensor;
+  const TensorInfo& info = plan_.values[plan_.inputs[i]].tensor;
+  if (info.storage == TensorStorage::RuntimeBound && !info.device.is_cpu()) {
+    // A skip-copy device input: the caller's device memory is used as it is.
+    if (src.device != dst.device || src.dtype != dst.dtype || src.sizes != dst.sizes) {
+      return Error(ErrorCode::InvalidArgument,
+                   name + " is a runtime-bound " + dst.describe() +
+                       ": it takes the caller's memory on that device, given " + src.describe());
+    }
+    dst.data = src.data;
+    unbound_[plan_.inputs[i]] = src.data == nullptr && dst.nbytes > 0;
+    return Error::success();
+  }
   if (!src.device.is_cpu()) {
     return Error(ErrorCode::InvalidArgument,
                  name + ": the given tensor must be host memory, found " + src.device.to_string());
@@ -363,6 +383,32 @@ Error Method::set_input(size_t i, const EValue& input) {
   }
   Error err = allocator->copy_host_to_device(dst.data, src.data, dst.nbytes, dst.device.index);
   return err.ok() ? err : err.with_context(name);
+}
+
+Error Method::set_output_data(size_t i, void* data, size_t nbytes) {
+  const std::string name = "method '" + plan_.name + "': output " + std::to_string(i);
+  if (i >= plan_.outputs.size()) {
+    return Error(ErrorCode::InvalidArgument,
+                 name + " does not exist (" + std::to_string(plan_.outputs.size()) + " outputs)");
+  }
+  const int32_t index = plan_.outputs[i];
+  EValue& target = values_[index];
+  const ValueInfo& info = plan_.values[index];
+  if (!target.is_tensor() || info.tensor.storage != TensorStorage::RuntimeBound) {
+    return Error(ErrorCode::InvalidArgument,
+                 name + " is not a runtime-bound tensor: its memory is the program's");
+  }
+  if (nbytes != target.tensor.nbytes) {
+    return Error(ErrorCode::InvalidArgument, name + " has " + std::to_string(target.tensor.nbytes) +
+                                                 " bytes, given " + std::to_string(nbytes));
+  }
+  target.tensor.data = data;
+  unbound_[index] = data == nullptr && nbytes > 0;
+  return Error::success();
+}
+
+bool Method::needs_caller_memory(size_t index) const {
+  return index < unbound_.size() && unbound_[index] != 0;
 }
 
 Result<const EValue*> Method::get_output(size_t i) const {

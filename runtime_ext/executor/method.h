@@ -9,8 +9,9 @@
 // Loading parses the plan's values, points every planned tensor at its buffer's base plus its
 // offset (through the MemoryManager's HierarchicalAllocator) and checks that the tensor's device
 // is its buffer's device. Initial values of device tensors are copied through the device's
-// allocator; host code never writes device memory. Runtime-bound tensors (inputs the caller
-// fills) get host memory owned by the Method. Kernels and backends are resolved at load; a
+// allocator; host code never writes device memory. Runtime-bound host tensors (inputs the
+// caller fills) get host memory owned by the Method; runtime-bound device tensors (skip-copy
+// inputs and outputs) get the caller's device memory (set_input, set_output_data). Kernels and backends are resolved at load; a
 // missing one does not fail the load, executing it returns OperatorMissing.
 //
 // Ownership: the Method borrows the MethodPlan and the planned memory, which must outlive it;
@@ -60,8 +61,15 @@ class Method {
 
   // Copies `input` into input `i`. A tensor input takes a host tensor of the same dtype and
   // shape, copied through the device's allocator when the input lives on a device; a scalar
-  // input takes a value of the same tag.
+  // input takes a value of the same tag. A runtime-bound device input (a skip-copy program's:
+  // the caller supplies its memory) takes a tensor on its device instead, whose memory it uses
+  // from then on (nothing is copied).
   Error set_input(size_t i, const EValue& input);
+  // Gives runtime-bound tensor output `i` the caller's memory: `nbytes` (exactly its size) at
+  // `data`, on the output's device. InvalidArgument for a planned output or another size.
+  Error set_output_data(size_t i, void* data, size_t nbytes);
+  // True when value `index` is a runtime-bound device tensor that has no memory yet.
+  bool needs_caller_memory(size_t index) const;
 
   // Runs every chain's instructions in order.
   Error execute();
@@ -99,6 +107,9 @@ class Method {
   // Values whose memory a FreeCall released during the current execute() (ExecuTorch clears
   // such a tensor's data pointer; a later use is an error here, not a crash).
   std::vector<uint8_t> freed_;
+  // Runtime-bound device tensors (skip-copy inputs and outputs) whose memory the caller has not
+  // supplied yet; using one is an error.
+  std::vector<uint8_t> unbound_;
   std::vector<std::unique_ptr<uint64_t[]>> runtime_bound_storage_;
   uint64_t runtime_bound_bytes_ = 0;
   std::vector<Backend*> delegate_backends_;

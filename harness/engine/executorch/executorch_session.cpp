@@ -1,6 +1,7 @@
 // The ExecuTorch engine: ExecuTorch 1.5.1's own Module (libexecutorch.so from the PyPI wheel)
 // over the program bytes, its device buffers allocated through executorch_bridge's forwarding
 // allocator into the DeviceEnvironment's allocator.
+#include <map>
 #include <unordered_map>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
@@ -10,7 +11,8 @@
 #include <cstring>
 
 #include <harness/commands/tensor_values.h>
-#include <harness/engine/delegate_ids.h>
+#include <harness/engine/caller_memory.h>
+#include <harness/engine/raw_program.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/executorch/executorch_bridge.h>
 
@@ -93,6 +95,13 @@ class ExecutorchSession final : public EngineSession {
     bridge::expect_buffers(std::move(expected));
     bridge::take_error_log();
     const et::Error e = module_->load_method(name);
+    if (e == et::Error::Ok) {
+      Error supplied = supply_caller_memory(name);
+      if (!supplied.ok()) {
+        (void)unload_method(name);
+        return supplied;
+      }
+    }
     std::vector<bridge::ExpectedBuffer> seen = bridge::take_expected_buffers();
     const bool ok = e == et::Error::Ok;
     for (BufferOutcome& b : planned) {
@@ -122,7 +131,9 @@ class ExecutorchSession final : public EngineSession {
   }
 
   Error unload_method(const std::string& name) override {
-    if (!module_->unload_method(name)) {
+    const bool unloaded = module_->unload_method(name);
+    caller_.erase(name);
+    if (!unloaded) {
       return Error(ErrorCode::InvalidState, "ExecuTorch: method '" + name + "' is not loaded");
     }
     return Error::success();
@@ -153,6 +164,18 @@ class ExecutorchSession final : public EngineSession {
       } else if (*tag == et::Tag::Bool) {
         inputs.emplace_back(values[0] != 0);
       } else if (*tag == et::Tag::Tensor) {
+        if (CallerTensor* bound = caller_tensor(name, false, i)) {
+          // A skip-copy device input: its values go into the caller's memory.
+          Result<std::vector<uint8_t>> encoded = encode_values(values, bound->info.dtype,
+                                                               static_cast<int64_t>(bound->numel()));
+          if (!encoded.ok()) {
+            *usage_error = encoded.code() == ErrorCode::InvalidArgument;
+            return encoded.error().with_context("input " + std::to_string(i));
+          }
+          DEVPLAN_RETURN_IF_ERROR(bound->memory.fill(encoded->data(), encoded->size()));
+          inputs.emplace_back(::executorch::aten::Tensor(bound->impl.get()));
+          continue;
+        }
         DEVPLAN_RETURN_IF_ERROR(make_input(*meta, i, values, &storage[i], usage_error));
         inputs.emplace_back(::executorch::aten::Tensor(storage[i].impl.get()));
       } else {
@@ -176,6 +199,67 @@ class ExecutorchSession final : public EngineSession {
   }
 
  private:
+  // A skip-copy device input or output: the caller's memory and ExecuTorch's tensor over it.
+  struct CallerTensor {
+    CallerSuppliedTensor info;
+    CallerDeviceMemory memory;
+    std::vector<::executorch::aten::SizesType> sizes;
+    std::vector<::executorch::aten::DimOrderType> dim_order;
+    std::vector<::executorch::aten::StridesType> strides;
+    std::unique_ptr<::executorch::aten::TensorImpl> impl;
+    uint64_t numel() const {
+      uint64_t n = 1;
+      for (int32_t s : info.sizes) n *= static_cast<uint64_t>(s);
+      return n;
+    }
+  };
+
+  CallerTensor* caller_tensor(const std::string& method, bool output, size_t index) {
+    auto it = caller_.find(method);
+    if (it == caller_.end()) return nullptr;
+    for (std::unique_ptr<CallerTensor>& c : it->second) {
+      if (c->info.output == output && c->info.index == index) return c.get();
+    }
+    return nullptr;
+  }
+
+  // Allocates the method's skip-copy device inputs (filled with ones) and outputs through the
+  // device allocator, as a caller would, and binds the outputs.
+  Error supply_caller_memory(const std::string& name) {
+    for (CallerSuppliedTensor& info : caller_supplied_tensors(bytes_, name)) {
+      auto c = std::make_unique<CallerTensor>();
+      const std::string owner = name + (info.output ? "/output " : "/input ") + std::to_string(info.index);
+      DEVPLAN_ASSIGN_OR_RETURN(c->memory, CallerDeviceMemory::allocate(target_, info.nbytes, info.device, owner));
+      c->info = std::move(info);
+      int64_t stride = 1;
+      c->strides.assign(c->info.sizes.size(), 1);
+      for (size_t d = c->info.sizes.size(); d-- > 0;) {
+        c->strides[d] = static_cast<::executorch::aten::StridesType>(stride);
+        stride *= c->info.sizes[d];
+      }
+      for (size_t d = 0; d < c->info.sizes.size(); ++d) {
+        c->sizes.push_back(c->info.sizes[d]);
+        c->dim_order.push_back(static_cast<uint8_t>(d));
+      }
+      c->impl = std::make_unique<::executorch::aten::TensorImpl>(
+          static_cast<::executorch::aten::ScalarType>(c->info.dtype), static_cast<ssize_t>(c->sizes.size()),
+          c->sizes.data(), c->memory.data(), c->dim_order.data(), c->strides.data(),
+          ::executorch::aten::TensorShapeDynamism::STATIC, et::etensor::DeviceType::CUDA,
+          static_cast<et::etensor::DeviceIndex>(c->info.device.index));
+      if (c->info.output) {
+        const et::Error e = module_->set_output(name, et::EValue(::executorch::aten::Tensor(c->impl.get())),
+                                                c->info.index);
+        if (e != et::Error::Ok) return from_et(e, "set_output('" + name + "', " + std::to_string(c->info.index) + ")");
+      } else {
+        DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> ones,
+                                 encode_values({1.0}, c->info.dtype, static_cast<int64_t>(c->numel())));
+        DEVPLAN_RETURN_IF_ERROR(c->memory.fill(ones.data(), ones.size()));
+      }
+      caller_[name].push_back(std::move(c));
+    }
+    return Error::success();
+  }
+
   // The method's planned buffers as ExecuTorch's MethodMeta reports them (same numbering as
   // devplan's user-facing buffers).
   Result<std::vector<BufferOutcome>> planned_buffers(const std::string& name) const {
@@ -269,6 +353,8 @@ class ExecutorchSession final : public EngineSession {
   bridge::ScopedBridgeTarget scoped_target_{target_};
   std::unique_ptr<bridge::ScopedPlaceholders> placeholders_;
   bool minimal_verification_;
+  // Caller memory per method; freed after the Module (declared before it, reset after it).
+  std::map<std::string, std::vector<std::unique_ptr<CallerTensor>>> caller_;
   std::unique_ptr<Module> module_;  // destroyed first (see the destructor)
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;

@@ -9,7 +9,7 @@
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/engine/child_process.h>
 #include <harness/fuzz/crash_replay.h>
-#include <harness/engine/delegate_ids.h>
+#include <harness/engine/raw_program.h>
 #include <harness/engine/engine.h>
 
 namespace devplan::harness {

@@ -76,22 +76,31 @@ TEST_F(ExecutorchEngine, UpstreamDeviceAddHasTheSameLedgerUnderBothEnginesButThe
   }
 }
 
-TEST_F(ExecutorchEngine, EveryUpstreamProgramLoadsAndFreesEverything) {
-  const std::vector<std::pair<std::string, size_t>> expected = {
-      {"device_add.pte", 1}, {"device_mixed.pte", 1}, {"device_skip_io.pte", 0},
-      {"device_legacy_no_device_planning.pte", 0}, {"mlp.pte", 0}, {"residual.pte", 0},
-      {"transformer.pte", 0}, {"mutable_buffer.pte", 0}};
-  for (const auto& [file, allocations] : expected) {
-    SCOPED_TRACE(file);
-    const SimulationResult r = simulate(bytes_of(upstream(file)), RuntimeKind::Executorch);
-    EXPECT_TRUE(r.all_loaded());
-    EXPECT_EQ(r.allocations.size(), allocations);
-    for (const AllocationRecord& a : r.allocations) {
-      EXPECT_FALSE(a.live);
-      EXPECT_EQ(a.owner, "forward/buffer 1");
-      EXPECT_EQ(a.size, 384u);
+TEST_F(ExecutorchEngine, EveryUpstreamProgramLoadsAndFreesEverythingInBothEngines) {
+  // (owner, size) of each device allocation, in order, per file.
+  using Ledger = std::vector<std::pair<std::string, uint64_t>>;
+  const std::vector<std::pair<std::string, Ledger>> expected = {
+      {"device_add.pte", {{"forward/buffer 1", 384}}},
+      {"device_mixed.pte", {{"forward/buffer 1", 384}}},
+      // Skip-copy: the caller's device inputs and output, allocated by the harness.
+      {"device_skip_io.pte",
+       {{"forward/input 0", 128}, {"forward/input 1", 128}, {"forward/output 0", 128}}},
+      {"device_legacy_no_device_planning.pte", {}},
+      {"mlp.pte", {}}, {"residual.pte", {}}, {"transformer.pte", {}}, {"mutable_buffer.pte", {}}};
+  for (const auto& [file, ledger] : expected) {
+    for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+      SCOPED_TRACE(file + " " + runtime_name(runtime));
+      const SimulationResult r = simulate(bytes_of(upstream(file)), runtime);
+      EXPECT_TRUE(r.all_loaded());
+      ASSERT_EQ(r.allocations.size(), ledger.size());
+      for (size_t i = 0; i < ledger.size(); ++i) {
+        EXPECT_EQ(r.allocations[i].owner, ledger[i].first);
+        EXPECT_EQ(r.allocations[i].size, ledger[i].second);
+        EXPECT_EQ(r.allocations[i].device, Device::cuda(0));
+        EXPECT_FALSE(r.allocations[i].live);
+      }
+      EXPECT_FALSE(r.has_findings());
     }
-    EXPECT_FALSE(r.has_findings());
   }
 }
 

@@ -247,17 +247,61 @@ TEST_F(MethodTest, RuntimeBoundInputGetsHostMemory) {
   EXPECT_EQ(std::vector<int32_t>(out, out + 3), (std::vector<int32_t>{4, 9, 16}));
 }
 
-TEST_F(MethodTest, RuntimeBoundDeviceTensorIsNotSupported) {
+TEST_F(MethodTest, RuntimeBoundDeviceTensorsTakeTheCallersMemory) {
+  // A skip-copy program: x (input) and y (output) are cuda:0 tensors the caller supplies.
   MethodBuilder b("forward");
   int32_t x = b.add_runtime_tensor(kFloat4Cuda0);
+  int32_t y = b.add_runtime_tensor(kFloat4Cuda0);
   b.set_inputs({x});
+  b.set_outputs({y});
   MethodPlan plan = b.plan();
   Result<Method*> m = load(plan);
-  ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.code(), ErrorCode::NotSupported);
-  EXPECT_EQ(m.error().message(),
-            "method 'forward': value 0: runtime-bound tensor on cuda:0 (only planned tensors may "
-            "live on a device)");
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_TRUE((*m)->needs_caller_memory(0));
+  EXPECT_TRUE((*m)->needs_caller_memory(1));
+  // Host data is not the caller's device memory.
+  HostTensor<float> host({2, 2}, {1, 2, 3, 4});
+  Error e = (*m)->set_input(0, host.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(),
+            "method 'forward': input 0 is a runtime-bound float32[2, 2] on cuda:0: it takes the "
+            "caller's memory on that device, given float32[2, 2] on cpu:0");
+  uint64_t device_words[2][2] = {};
+  EValue bound = EValue::from_tensor((*m)->value(0).tensor);
+  bound.tensor.data = device_words[0];
+  ASSERT_TRUE((*m)->set_input(0, bound).ok());
+  EXPECT_FALSE((*m)->needs_caller_memory(0));
+  EXPECT_EQ((*m)->value(0).tensor.data, device_words[0]);
+  e = (*m)->set_output_data(0, device_words[1], 15);
+  EXPECT_EQ(e.message(), "method 'forward': output 0 has 16 bytes, given 15");
+  ASSERT_TRUE((*m)->set_output_data(0, device_words[1], 16).ok());
+  EXPECT_FALSE((*m)->needs_caller_memory(1));
+  EXPECT_EQ((*m)->value(1).tensor.data, device_words[1]);
+}
+
+TEST_F(MethodTest, UsingAnUnboundRuntimeBoundDeviceTensorIsAnError) {
+  MethodBuilder b("forward");
+  int32_t x = b.add_runtime_tensor(kFloat4Cuda0);
+  int32_t y = b.add_runtime_tensor(kFloat4Cuda0);
+  const int32_t d2h = b.add_operator("et_copy::_d2h_copy", "out");
+  const int32_t out = b.add_runtime_tensor(TensorSpec::of(ScalarType::Float, {2, 2}));
+  b.add_chain();
+  b.add_kernel_call(d2h, {x, out, out});
+  b.set_inputs({x});
+  b.set_outputs({out, y});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  const Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::InvalidState);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 0: value 0: runtime-bound tensor on cuda:0 has "
+            "no memory (the caller supplies it: set_input or set_output_data)");
+  MethodPlan planned = device_add_plan();
+  Result<Method*> p = load(planned);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ((*p)->set_output_data(0, nullptr, 16).message(),
+            "method 'forward': output 0 is not a runtime-bound tensor: its memory is the program's");
 }
 
 TEST_F(MethodTest, SetInputChecksIndexTypeAndShape) {
