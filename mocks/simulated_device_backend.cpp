@@ -41,12 +41,31 @@ Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string
                                 DeviceAllocator* allocator, const Tensor* const tensors[3],
                                 const std::string arg_names[3],
                                 Span<const int32_t> value_indices) {
+  // All three in host memory (a legacy device program plans the delegate's tensors in host
+  // buffers, with no copies around it): the backend moves the data itself, so the result is
+  // what the host kernel computes in place.
+  if (tensors[0]->device.is_cpu() && tensors[1]->device.is_cpu() && tensors[2]->device.is_cpu()) {
+    EValue a = EValue::from_tensor(*tensors[0]);
+    EValue b = EValue::from_tensor(*tensors[1]);
+    EValue out = EValue::from_tensor(*tensors[2]);
+    EValue alpha = EValue::from_int(1);
+    KernelContext host_ctx;
+    if (op == SimulatedDeviceBackend::Op::Add) {
+      host_ctx.op_name = name + " (add, host memory)";
+      std::vector<EValue*> args = {&a, &b, &alpha, &out};
+      return add_out_kernel(host_ctx, Span<EValue*>(args.data(), args.size()));
+    }
+    host_ctx.op_name = name + " (mul, host memory)";
+    std::vector<EValue*> args = {&a, &b, &out};
+    return mul_out_kernel(host_ctx, Span<EValue*>(args.data(), args.size()));
+  }
   Device device;
   for (size_t i = 0; i < 3; ++i) {
     const Device d = tensors[i]->device;
     if (d.is_cpu()) {
       return Error(ErrorCode::InvalidArgument,
-                   name + ": " + arg_names[i] + " is on cpu:0; this backend runs on a device");
+                   name + ": " + arg_names[i] + " is on cpu:0 and the others are not; this backend "
+                   "runs on one device (or, for a legacy program, all in host memory)");
     }
     if (i > 0 && d != device) {
       return Error(ErrorCode::InvalidArgument, name + ": " + arg_names[i] + " is on " +

@@ -58,7 +58,8 @@ Result<SimulatedDeviceBackend::Op> elementwise_op_from_processed(Span<const uint
 // The work of one delegate call, shared by both engines' device backends: checks that a, b and
 // out are on one non-CPU device, stages a and b to the host through `allocator`'s copies,
 // computes `op` (Add or Mul, broadcasting a and b to out) with the host kernel and copies out
-// back. `name`, `arg_names` and `value_indices` (one per tensor, or empty) label the errors.
+// back. When all three are host memory (a legacy device program's delegate), it computes in
+// place. `name`, `arg_names` and `value_indices` (one per tensor, or empty) label the errors.
 Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string& name,
                                 DeviceAllocator* allocator, const Tensor* const tensors[3],
                                 const std::string arg_names[3],

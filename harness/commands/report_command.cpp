@@ -41,7 +41,36 @@ struct ProgramRow {
   size_t overlaps = 0;
   size_t methods_run = 0;
   std::string run_error;
+  // Methods an engine cannot run for want of a kernel or backend ("forward: no kernel for
+  // aten::convolution.out"): reported, not an error.
+  std::vector<std::string> not_run;
+  std::vector<std::string> write_errors;  // pictures that could not be written
 };
+
+// Why a method could not run, when the engine lacks what it needs (a kernel, a delegate's
+// backend), as "no kernel for aten::sin.out"; "" for any other error.
+std::string missing_capability(const Error& e) {
+  const std::string& m = e.message();
+  const std::string kernel_end = " has no kernel";
+  const size_t op = m.rfind("operator ");
+  if (e.code() == ErrorCode::OperatorMissing && op != std::string::npos &&
+      m.find(kernel_end, op) != std::string::npos) {
+    return "no kernel for " + m.substr(op + 9, m.find(kernel_end, op) - op - 9);
+  }
+  const size_t backend = m.find("needs backend ");
+  if (e.code() == ErrorCode::OperatorMissing && backend != std::string::npos) {
+    const size_t start = backend + 14;
+    return "no backend " + m.substr(start, m.find(',', start) - start);
+  }
+  const size_t missing = m.find("Backend ");
+  if (e.code() == ErrorCode::NotFound && missing != std::string::npos &&
+      m.find(" is not registered", missing) != std::string::npos) {
+    const size_t start = missing + 8;
+    return "no backend " + m.substr(start, m.find(' ', start) - start);
+  }
+  if (e.code() == ErrorCode::OperatorMissing) return "an operator has no kernel (" + m + ")";
+  return "";
+}
 
 std::string base_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -59,6 +88,8 @@ std::string encode_row(const ProgramRow& r) {
   for (const auto& [device, n] : r.buffers_per_device) {
     text += "buffers\t" + device + " " + std::to_string(n) + "\n";
   }
+  for (const std::string& line : r.not_run) text += "not_run\t" + line + "\n";
+  for (const std::string& line : r.write_errors) text += "write_error\t" + line + "\n";
   return text;
 }
 
@@ -77,6 +108,8 @@ ProgramRow decode_row(const std::string& text) {
     if (key == "name") r.name = value;
     if (key == "error") r.error = value;
     if (key == "run_error") r.run_error = value;
+    if (key == "not_run") r.not_run.push_back(value);
+    if (key == "write_error") r.write_errors.push_back(value);
     if (key == "counts") {
       std::sscanf(value.c_str(), "%zu %zu %zu %zu %zu %zu", &r.methods, &r.allocations, &r.leaks,
                   &r.misuse, &r.overlaps, &r.methods_run);
@@ -89,8 +122,7 @@ ProgramRow decode_row(const std::string& text) {
   return r;
 }
 
-ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime,
-                          std::ostream& err) {
+ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime) {
   ProgramRow row;
   row.name = base_name(file);
   Result<std::vector<uint8_t>> bytes = read_file(file);
@@ -119,14 +151,19 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
     row.misuse = sim->misuse.size();
     Error e = write_file(out_dir + "/" + row.name + "-timeline.svg",
                          timeline_svg(file, sim->events, sim->leaks));
-    if (!e.ok()) err << "devplan report: " << e.to_string() << "\n";
+    if (!e.ok()) row.write_errors.push_back(e.to_string());
   }
   for (const MethodSummary& m : *summary) {
     bool usage_error = false;
     Result<RunReport> run =
         run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime);
     if (!run.ok()) {
-      if (row.run_error.empty()) row.run_error = run.error().to_string();
+      const std::string missing = missing_capability(run.error());
+      if (!missing.empty()) {
+        row.not_run.push_back(m.name + ": " + missing);
+      } else if (row.run_error.empty()) {
+        row.run_error = run.error().to_string();
+      }
       continue;
     }
     ++row.methods_run;
@@ -136,7 +173,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
   Result<std::string> svg = plot_program(file, {}, false);
   if (svg.ok()) {
     Error e = write_file(out_dir + "/" + row.name + ".svg", *svg);
-    if (!e.ok()) err << "devplan report: " << e.to_string() << "\n";
+    if (!e.ok()) row.write_errors.push_back(e.to_string());
   }
   return row;
 }
@@ -145,9 +182,9 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
 // abort becomes the row's error and a misuse finding.
 ProgramRow report_program_isolated(const std::string& file, const std::string& out_dir,
                                    RuntimeKind runtime, std::ostream& err) {
-  if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime, err);
+  if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime);
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = encode_row(report_program(file, out_dir, runtime, std::cerr));
+    *out = encode_row(report_program(file, out_dir, runtime));
     std::cerr.flush();
     return 0;
   });
@@ -238,8 +275,10 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
                   r.misuse, r.overlaps, run.c_str());
     out << line << "\n";
     if (!r.run_error.empty()) out << "  run: " << r.run_error << "\n";
+    for (const std::string& line : r.not_run) out << "  not run: " << line << "\n";
+    for (const std::string& line : r.write_errors) out << "  cannot write: " << line << "\n";
     findings += r.leaks + r.misuse + r.overlaps;
-    errors += r.run_error.empty() ? 0 : 1;
+    errors += (r.run_error.empty() ? 0 : 1) + r.write_errors.size();
     total_allocations += r.allocations;
   }
   out << rows.size() << " programs, " << total_allocations << " device allocations, all freed: "

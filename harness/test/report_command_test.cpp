@@ -41,3 +41,39 @@ TEST(ReportCommandTest, BrokenProgramIsAnError) {
 
 }  // namespace
 }  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+std::string upstream_program(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
+}
+
+TEST(ReportCommandTest, AMethodWithoutAKernelIsNotRunNotAnError) {
+  testing::CommandResult r = testing::run(
+      &report_command, {"--fuzz-cases", "0", "--out", "/tmp", upstream_program("mlp.pte"),
+                        upstream_program("device_add.pte")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("mlp                                1  cpu:0=1                         0     "
+                       "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  not run: forward: no backend BackendWithCompilerDemo\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: ok\n"), std::string::npos) << r.out;
+}
+
+TEST(ReportCommandTest, PicturesThatCannotBeWrittenAreErrors) {
+  testing::CommandResult r = testing::run(
+      &report_command, {"--fuzz-cases", "0", "--out", "/proc/devplan-no-such-dir",
+                        testing::real_program("add.pte")});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("  cannot write: AccessFailed: cannot write "
+                       "'/proc/devplan-no-such-dir/add-timeline.svg'\n"
+                       "  cannot write: AccessFailed: cannot write '/proc/devplan-no-such-dir/add.svg'\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("result: ERRORS\n"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace devplan::harness

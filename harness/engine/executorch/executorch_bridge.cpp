@@ -137,7 +137,7 @@ class PlaceholderBackend final : public et::BackendInterface {
   et::Result<et::DelegateHandle*> init(et::BackendInitContext&, et::FreeableBuffer* processed,
                                        et::ArrayRef<et::CompileSpec>) const override {
     if (g_placeholders_enabled.load() == 0) {
-      append_error("backend " + id_ + " is not registered (devplan's placeholder for it stands "
+      append_error("Backend " + id_ + " is not registered (devplan's placeholder for it stands "
                    "in only under simulate)");
       return et::Error::NotFound;
     }

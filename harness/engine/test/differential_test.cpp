@@ -49,9 +49,9 @@ TEST_F(Differential, TheRealExportersProgramsDifferOnlyAsDocumented) {
       {"exporter/devplan_cpu_around_device.pte", {{"device-alignment", 1}, {"missing-kernel", 1}}},
       {"exporter/devplan_two_methods.pte", {{"device-alignment", 1}, {"missing-kernel", 1}}},
       {"exporter/devplan_transformer.pte", {{"missing-kernel", 1}}},
-      // Both load it as host memory; neither can execute its delegate (runtime_ext's device
-      // backend refuses host tensors, ExecuTorch refuses the input copy).
-      {"exporter/devplan_legacy.pte", {}},
+      // Both load it as host memory; runtime_ext runs it, ExecuTorch refuses to set its
+      // device-tagged inputs (the same refusal as for inputs planned on a device).
+      {"exporter/devplan_legacy.pte", {{"device-planned-input", 1}}},
       // The caller's device inputs and outputs: allocated by the harness in both engines.
       {"exporter/devplan_skip_io.pte", {}},
       {"exporter/devplan_skip_io_chain.pte", {{"device-alignment", 1}}},
