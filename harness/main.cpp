@@ -25,6 +25,8 @@ const Command kCommands[] = {
      "execute a method on simulated devices and print its outputs"},
     {"plan", &devplan::harness::plan_command,
      "plan a graph (JSON) per device, insert copies, write the program"},
+    {"replan", &devplan::harness::replan_command,
+     "re-plan an existing program's buffers with devplan's planners, write it"},
     {"check", &devplan::harness::check_command,
      "find planned tensors that share bytes while both are live"},
     {"plot", &devplan::harness::plot_command,

@@ -23,6 +23,7 @@ int plot_command(const Args& args, std::ostream& out, std::ostream& err);
 int fuzz_command(const Args& args, std::ostream& out, std::ostream& err);
 int report_command(const Args& args, std::ostream& out, std::ostream& err);
 int plan_command(const Args& args, std::ostream& out, std::ostream& err);
+int replan_command(const Args& args, std::ostream& out, std::ostream& err);
 
 struct MethodCheck;
 // Checks every method of the program in `file` (see plan_check.h).

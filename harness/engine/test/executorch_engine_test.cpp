@@ -376,5 +376,22 @@ TEST_F(ExecutorchEngine, PlannedProgramsLoadAndRunInExecutorch) {
   EXPECT_EQ(ran.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
 }
 
+// `devplan replan` keeps a program's outputs: the re-planned transformer and residual models run
+// in ExecuTorch with its kernels and give the same outputs, bit for bit (printed with the
+// shortest text that reads back the same float).
+TEST_F(ExecutorchEngine, ReplannedModelsGiveTheSameOutputsInExecutorch) {
+  for (const char* name : {"transformer", "residual", "mlp", "mutable_buffer"}) {
+    SCOPED_TRACE(name);
+    const std::string original = upstream(std::string(name) + ".pte");
+    const std::string replanned = temp_file({}, ".pte");
+    ASSERT_EQ(testing::run(&replan_command, {original, "-o", replanned}).exit_code, 0);
+    CommandResult a = testing::run(&run_command, {original, "--runtime", "executorch", "--json"});
+    CommandResult b = testing::run(&run_command, {replanned, "--runtime", "executorch", "--json"});
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(a.out, b.out);
+  }
+}
+
 }  // namespace
 }  // namespace devplan::harness

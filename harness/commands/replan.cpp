@@ -1,0 +1,96 @@
+#include <harness/commands/replan.h>
+
+#include <algorithm>
+
+#include <harness/commands/plan_check.h>
+#include <runtime_ext/program/program.h>
+#include <runtime_ext/program/program_builder.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr uint64_t kReplanAlignment = 16;  // the exporter's and the lower bound's
+
+// Re-plans buffer `b` of `plan` in place when that makes it smaller.
+Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, size_t b,
+                                   PlannerAlgorithm algorithm) {
+  ReplanBuffer out;
+  out.index = b;
+  out.device = plan.buffer_devices[b];
+  out.old_size = plan.buffer_sizes[b];
+  out.lower_bound = check.buffers[b].lower_bound;
+  std::vector<PlanItem> items;
+  std::vector<int32_t> owners;  // value index per item
+  uint64_t unnamed_bytes = 0;   // planned tensors no instruction names: at offset 0
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() || value.tensor.buffer_index != b) {
+      continue;
+    }
+    if (check.alias_of[v] >= 0) continue;
+    const ValueLifetime& l = check.lifetimes[v];
+    if (l.first < 0 || value.tensor.nbytes == 0) {
+      unnamed_bytes = std::max(unnamed_bytes, value.tensor.nbytes);
+      continue;
+    }
+    items.push_back(PlanItem{value.tensor.nbytes, l.first, l.last});
+    owners.push_back(static_cast<int32_t>(v));
+  }
+  OffsetPlannerOptions options;
+  options.alignment = kReplanAlignment;
+  DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan offsets, plan_offsets(items, algorithm, options));
+  out.algorithm = offsets.algorithm;
+  const uint64_t new_size = std::max(offsets.size, unnamed_bytes);
+  if (new_size >= out.old_size) {
+    out.kept = true;
+    out.new_size = out.old_size;
+    return out;
+  }
+  // Views move with their base; unnamed tensors go to offset 0.
+  std::vector<uint64_t> old_offsets(plan.values.size(), 0);
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    if (plan.values[v].tag == ValueTag::Tensor) old_offsets[v] = plan.values[v].tensor.offset;
+  }
+  for (size_t i = 0; i < owners.size(); ++i) plan.values[owners[i]].tensor.offset = offsets.offsets[i];
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    ValueInfo& value = plan.values[v];
+    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() || value.tensor.buffer_index != b) {
+      continue;
+    }
+    const int32_t base = check.alias_of[v];
+    if (base >= 0) {
+      value.tensor.offset = plan.values[base].tensor.offset + (old_offsets[v] - old_offsets[base]);
+    } else if (check.lifetimes[v].first < 0 || value.tensor.nbytes == 0) {
+      value.tensor.offset = 0;
+    }
+  }
+  plan.buffer_sizes[b] = new_size;
+  out.new_size = new_size;
+  return out;
+}
+
+}  // namespace
+
+Result<ReplanResult> replan_program(const std::vector<uint8_t>& bytes, PlannerAlgorithm algorithm) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program,
+                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  ReplanResult result;
+  ProgramBuilder builder;
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* original, program.method_plan_at(m));
+    MethodPlan plan = *original;
+    const MethodCheck check = check_method_plan(plan);
+    ReplanMethod method;
+    method.name = plan.name;
+    for (size_t b = 0; b < plan.buffer_sizes.size(); ++b) {
+      DEVPLAN_ASSIGN_OR_RETURN(ReplanBuffer buffer, replan_buffer(plan, check, b, algorithm));
+      method.buffers.push_back(buffer);
+    }
+    builder.add_method(plan);
+    result.methods.push_back(std::move(method));
+  }
+  result.bytes = builder.build();
+  return result;
+}
+
+}  // namespace devplan::harness

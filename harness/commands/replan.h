@@ -1,0 +1,44 @@
+// Re-planning an existing program (`devplan replan`): every planned buffer of every method gets
+// new tensor offsets from devplan's planners, under the lifetime rules of plan_check.h (views
+// move with their base, mutable buffers live throughout, inputs until their last use, outputs to
+// the end). Only offsets and buffer sizes change: devices, buffer indices, instructions and
+// constants stay. A buffer whose new plan would not be smaller keeps its original layout.
+//
+//   Result<ReplanResult> r = replan_program(bytes, PlannerAlgorithm::Best);
+//   write(r->bytes);   // r->methods[m].buffers[b]: old size, new size, lower bound
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/device.h>
+#include <runtime_ext/core/result.h>
+#include <runtime_ext/planning/offset_planner.h>
+
+namespace devplan::harness {
+
+struct ReplanBuffer {
+  size_t index = 0;
+  Device device;
+  uint64_t old_size = 0;
+  uint64_t new_size = 0;       // == old_size when kept
+  uint64_t lower_bound = 0;    // the largest total of live bytes (aligned to 16) at one step
+  bool kept = false;           // ours would not have been smaller: the original layout stays
+  PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the plan's, when not kept
+};
+
+struct ReplanMethod {
+  std::string name;
+  std::vector<ReplanBuffer> buffers;
+};
+
+struct ReplanResult {
+  std::vector<ReplanMethod> methods;
+  std::vector<uint8_t> bytes;  // the re-planned program
+};
+
+// Errors: the program does not load (its error), a method does not validate, a planner error.
+Result<ReplanResult> replan_program(const std::vector<uint8_t>& bytes, PlannerAlgorithm algorithm);
+
+}  // namespace devplan::harness

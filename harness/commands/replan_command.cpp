@@ -1,0 +1,116 @@
+// devplan replan IN.pte -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
+#include <cstdio>
+
+#include <harness/cli/args.h>
+#include <harness/commands/command.h>
+#include <harness/commands/replan.h>
+#include <harness/report/json_writer.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: devplan replan IN.pte -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best]\n"
+    "                      [--json]\n"
+    "  re-plans every planned buffer (views, mutable buffers and input/output lifetimes kept);\n"
+    "  a buffer whose new plan would not be smaller keeps its layout";
+
+// Percent of the old size saved.
+double saving(const ReplanBuffer& b) {
+  if (b.old_size == 0) return 0.0;
+  return 100.0 * static_cast<double>(b.old_size - b.new_size) / static_cast<double>(b.old_size);
+}
+
+// new size / lower bound (1 for an empty buffer).
+double over_bound(const ReplanBuffer& b) {
+  if (b.lower_bound == 0) return b.new_size == 0 ? 1.0 : 0.0;
+  return static_cast<double>(b.new_size) / static_cast<double>(b.lower_bound);
+}
+
+}  // namespace
+
+int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
+  const cli::ArgSpec spec = {{"output", cli::OptionKind::Single, 'o'},
+                             {"algorithm", cli::OptionKind::Single},
+                             {"json", cli::OptionKind::Flag}};
+  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
+  Result<PlannerAlgorithm> algorithm =
+      parsed.ok() ? parse_planner_algorithm(parsed->value("algorithm", "best"))
+                  : Result<PlannerAlgorithm>(parsed.error());
+  if (!algorithm.ok() || parsed->positionals.size() != 1 || !parsed->has("output")) {
+    err << "devplan replan: "
+        << (!algorithm.ok() ? algorithm.error().message()
+            : parsed->positionals.size() != 1 ? "expected exactly one IN.pte"
+                                              : "-o OUT.pte is required")
+        << "\n" << kUsage << "\n";
+    return cli::kExitUsage;
+  }
+  const std::string& file = parsed->positionals[0];
+  const std::string output = parsed->value("output");
+  const bool json = parsed->has("json");
+  auto fail = [&](const Error& e) {
+    if (json) {
+      JsonWriter w;
+      w.begin_object().key("error").begin_object();
+      w.key("code").value(error_code_name(e.code())).key("message").value(e.message());
+      w.end_object().end_object();
+      out << w.str() << "\n";
+    } else {
+      err << "devplan replan: " << e.to_string() << "\n";
+    }
+    return cli::kExitError;
+  };
+  Result<std::vector<uint8_t>> bytes = read_file(file);
+  if (!bytes.ok()) return fail(bytes.error());
+  Result<ReplanResult> result = replan_program(*bytes, *algorithm);
+  if (!result.ok()) return fail(result.error().with_context(file));
+  Error e = write_file(output, std::string(result->bytes.begin(), result->bytes.end()));
+  if (!e.ok()) return fail(e);
+
+  if (json) {
+    JsonWriter w;
+    w.begin_object();
+    w.key("input").value(file).key("output").value(output);
+    w.key("algorithm").value(planner_algorithm_name(*algorithm));
+    w.key("methods").begin_array();
+    for (const ReplanMethod& m : result->methods) {
+      w.begin_object();
+      w.key("name").value(m.name);
+      w.key("buffers").begin_array();
+      for (const ReplanBuffer& b : m.buffers) {
+        w.begin_object();
+        w.key("index").value(static_cast<uint64_t>(b.index));
+        w.key("device").value(b.device.to_string());
+        w.key("old_size").value(b.old_size);
+        w.key("new_size").value(b.new_size);
+        w.key("lower_bound").value(b.lower_bound);
+        w.key("saving_percent").value(saving(b));
+        w.key("kept").value(b.kept);
+        w.end_object();
+      }
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array().end_object();
+    out << w.str() << "\n";
+    return cli::kExitOk;
+  }
+  for (const ReplanMethod& m : result->methods) {
+    out << "method " << m.name << ":\n";
+    for (const ReplanBuffer& b : m.buffers) {
+      char line[256];
+      std::snprintf(line, sizeof(line),
+                    "  buffer %zu on %s: %llu B -> %llu B (lower bound %llu B, %.4f of it), "
+                    "saving %.1f%%%s",
+                    b.index, b.device.to_string().c_str(), static_cast<unsigned long long>(b.old_size),
+                    static_cast<unsigned long long>(b.new_size),
+                    static_cast<unsigned long long>(b.lower_bound), over_bound(b), saving(b),
+                    b.kept ? " (kept: ours would not be smaller)" : "");
+      out << line << "\n";
+    }
+  }
+  out << "wrote " << output << "\n";
+  return cli::kExitOk;
+}
+
+}  // namespace devplan::harness
