@@ -21,7 +21,7 @@ std::string ratio_text(uint64_t size, uint64_t lower_bound) {
 
 void print_text(std::ostream& out, const std::string& file, const std::vector<MethodCheck>& checks) {
   out << "file: " << file << "\n";
-  size_t overlaps = 0;
+  size_t overlaps = 0, violations = 0;
   for (const MethodCheck& m : checks) {
     out << "method " << m.name << ": " << m.num_steps << " steps\n";
     for (const BufferCheck& b : m.buffers) {
@@ -31,9 +31,16 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
     }
     for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
     for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
+    for (const DeviceViolation& d : m.device_violations) out << "  DEVICE " << d.message << "\n";
     overlaps += m.overlaps.size();
+    violations += m.device_violations.size();
   }
-  out << "result: " << (overlaps == 0 ? "clean" : std::to_string(overlaps) + " overlaps") << "\n";
+  std::string verdict;
+  if (overlaps > 0) verdict = std::to_string(overlaps) + " overlaps";
+  if (violations > 0) {
+    verdict += (verdict.empty() ? "" : ", ") + std::to_string(violations) + " device violations";
+  }
+  out << "result: " << (verdict.empty() ? "clean" : verdict) << "\n";
 }
 
 }  // namespace
@@ -69,14 +76,14 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
     }
     return cli::kExitError;
   }
-  size_t overlaps = 0;
-  for (const MethodCheck& m : *checks) overlaps += m.overlaps.size();
+  size_t findings = 0;
+  for (const MethodCheck& m : *checks) findings += m.overlaps.size() + m.device_violations.size();
   if (json) {
     out << check_json(file, *checks) << "\n";
   } else {
     print_text(out, file, *checks);
   }
-  return overlaps == 0 ? cli::kExitOk : cli::kExitFinding;
+  return findings == 0 ? cli::kExitOk : cli::kExitFinding;
 }
 
 }  // namespace devplan::harness

@@ -54,6 +54,14 @@ struct BufferCheck {
   size_t planned_tensors = 0;
 };
 
+// An instruction that touches memory on the wrong device (see check_devices).
+struct DeviceViolation {
+  int32_t step = 0;          // the instruction, numbered as lifetimes are
+  std::string instruction;   // "aten::add.out", "delegate DevplanDeviceBackend"
+  int32_t value = 0;
+  std::string message;       // names the instruction, the value and both devices
+};
+
 struct MethodCheck {
   std::string name;
   int32_t num_steps = 0;
@@ -65,7 +73,17 @@ struct MethodCheck {
   // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host
   // buffer 0 (legacy planning)".
   std::vector<std::string> warnings;
+  std::vector<DeviceViolation> device_violations;
 };
+
+// Device consistency of every instruction (a finding each, like an overlap):
+// - a host kernel (any KernelCall but the et_copy ones) touches only host memory (a legacy
+//   device-tagged tensor in a host buffer is host memory);
+// - et_copy::_h2d_copy.out(self, out) copies host memory to a device, _d2h_copy.out a device to
+//   host memory, with the same dtype and byte size on both sides;
+// - a delegate with a `target_device` compile spec has its tensors on that device, except
+//   method inputs and outputs, which skip-copy options may leave on the host.
+std::vector<DeviceViolation> check_devices(const MethodPlan& plan);
 
 // Lifetimes of every value of `plan` from its instructions, inputs and outputs (the first two
 // rules above; no aliases or mutable buffers).

@@ -239,12 +239,15 @@ std::string run_json(const RunReport& report) {
 }
 
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks) {
-  size_t overlaps = 0;
-  for (const MethodCheck& m : checks) overlaps += m.overlaps.size();
+  size_t overlaps = 0, violations = 0;
+  for (const MethodCheck& m : checks) {
+    overlaps += m.overlaps.size();
+    violations += m.device_violations.size();
+  }
   JsonWriter w;
   w.begin_object();
   w.key("file").value(file);
-  w.key("status").value(overlaps == 0 ? "clean" : "overlap");
+  w.key("status").value(overlaps > 0 ? "overlap" : violations > 0 ? "device" : "clean");
   w.key("methods").begin_array();
   for (const MethodCheck& m : checks) {
     w.begin_object();
@@ -290,6 +293,16 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
     w.end_array();
     w.key("warnings").begin_array();
     for (const std::string& warning : m.warnings) w.value(warning);
+    w.end_array();
+    w.key("device_violations").begin_array();
+    for (const DeviceViolation& d : m.device_violations) {
+      w.begin_object();
+      w.key("instruction").value(static_cast<int64_t>(d.step));
+      w.key("operation").value(d.instruction);
+      w.key("value").value(static_cast<int64_t>(d.value));
+      w.key("message").value(d.message);
+      w.end_object();
+    }
     w.end_array();
     w.end_object();
   }

@@ -1,3 +1,5 @@
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -182,6 +184,86 @@ TEST(PlanCheckTest, AViewReadAfterItsBaseIsOverwrittenIsAnOverlap) {
   ASSERT_FALSE(c.overlaps.empty());
   EXPECT_EQ(c.overlaps[0].value_a, a);
   EXPECT_EQ(c.overlaps[0].value_b, t);
+}
+
+}  // namespace
+}  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+// One method: a (host, input), d (cuda:0), e (cuda:1) in their own buffers, and `fill` adds the
+// instructions.
+std::vector<uint8_t> devices_program(const std::function<void(MethodBuilder&, int32_t, int32_t, int32_t, int32_t)>& fill) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t host = m.add_buffer(32);
+  const uint32_t cuda0 = m.add_buffer(32, Device::cuda(0));
+  const uint32_t cuda1 = m.add_buffer(16, Device::cuda(1));
+  const int32_t a = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}), host, 0);
+  const int32_t d = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(0)), cuda0, 0);
+  const int32_t e = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(1)), cuda1, 0);
+  const int32_t i = m.add_planned_tensor(TensorSpec::of(ScalarType::Int, {2, 2}, Device::cuda(0)), cuda0, 16);
+  m.add_chain();
+  fill(m, a, d, e, i);
+  m.set_inputs({a});
+  return builder.build();
+}
+
+TEST(CheckDevicesTest, AHostKernelOnDeviceMemoryIsAFinding) {
+  const std::string file = testing::temp_file(devices_program([](MethodBuilder& m, int32_t a, int32_t d, int32_t, int32_t) {
+    const int32_t alpha = m.add_int(1);
+    m.add_kernel_call("aten::add", "out", {a, d, alpha, d, d});
+  }));
+  testing::CommandResult r = run(&check_command, {file});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("  DEVICE instruction 0 (aten::add.out): value 1 is on cuda:0, a host kernel "
+                       "touches only host memory (cpu:0)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("result: 3 device violations\n"), std::string::npos) << r.out;  // d thrice
+}
+
+TEST(CheckDevicesTest, CopiesGoTheirWayWithEqualDtypeAndSize) {
+  const std::string file = testing::temp_file(devices_program([](MethodBuilder& m, int32_t a, int32_t d, int32_t, int32_t i) {
+    const int32_t h2d = m.add_operator("et_copy::_h2d_copy", "out");
+    const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
+    m.add_kernel_call(h2d, {d, a, a});  // backwards
+    m.add_kernel_call(h2d, {a, i, i});  // float32 into int32, both 16 B
+    m.add_kernel_call(d2h, {d, a, a});  // fine
+  }));
+  testing::CommandResult r = run(&check_command, {file, "--json"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find(R"("status":"device")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(R"({"instruction":0,"operation":"et_copy::_h2d_copy.out","value":1,"message":)"
+                       R"("instruction 0 (et_copy::_h2d_copy.out): self value 1 is on cuda:0, a )"
+                       R"(host-to-device copy reads host memory"})"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(R"("instruction 0 (et_copy::_h2d_copy.out): out value 0 is on cpu:0, a )"
+                       R"(host-to-device copy writes a device")"),
+            std::string::npos)
+      << r.out;
+  const std::string dtype_message =
+      "\"instruction 1 (et_copy::_h2d_copy.out): self value 0 is float32 (16 B), out value 3 is "
+      "int32 (16 B)\"";
+  EXPECT_NE(r.out.find(dtype_message), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(R"("instruction":2)"), std::string::npos) << r.out;
+}
+
+TEST(CheckDevicesTest, ADelegatesTensorsLiveOnItsTargetDevice) {
+  const std::string file = testing::temp_file(devices_program([](MethodBuilder& m, int32_t, int32_t d, int32_t e, int32_t) {
+    const int32_t add = m.add_delegate("DevplanDeviceBackend", {'a', 'd', 'd'},
+                                       {{"target_device", {'C', 'U', 'D', 'A', ':', '0'}}});
+    m.add_delegate_call(add, {d, e, d});
+  }));
+  testing::CommandResult r = run(&check_command, {file});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("  DEVICE instruction 0 (delegate DevplanDeviceBackend on cuda:0): value 2 is "
+                       "on cuda:1, the delegate's tensors live on cuda:0\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("result: 1 device violations\n"), std::string::npos) << r.out;
 }
 
 }  // namespace
