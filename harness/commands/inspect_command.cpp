@@ -16,6 +16,9 @@ void print_values(std::ostream& out, const char* label, const std::vector<ValueS
   for (const ValueSummary& v : values) {
     out << "    value " << v.value_index << ": " << describe_value(v);
     if (v.tag == ValueTag::Tensor) out << ", " << v.storage;
+    if (v.tag == ValueTag::Tensor && v.storage == "external") {
+      out << " '" << v.fully_qualified_name << "' (data in a separate .ptd file, not planned)";
+    }
     if (v.legacy_host) {
       out << " in host buffer " << v.buffer_index << " (legacy planning: host memory)";
     }
@@ -44,6 +47,7 @@ void print_text(std::ostream& out, const std::string& file,
     print_list(out, "delegates", m.delegates);
     print_values(out, "inputs", m.inputs);
     print_values(out, "outputs", m.outputs);
+    if (!m.external.empty()) print_values(out, "external", m.external);
   }
 }
 

@@ -226,6 +226,12 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
   }
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValueInfo& value = plan.values[v];
+    if (value.tag == ValueTag::Tensor && value.tensor.storage == TensorStorage::External) {
+      check.warnings.push_back("value " + std::to_string(v) + ": external tensor '" +
+                               value.tensor.fully_qualified_name +
+                               "' (data in a separate .ptd file): not planned, not checked");
+      continue;
+    }
     if (value.tag != ValueTag::Tensor || !value.tensor.is_planned()) continue;
     const uint32_t b = value.tensor.buffer_index;
     ++check.buffers[b].planned_tensors;

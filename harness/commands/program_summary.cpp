@@ -18,6 +18,7 @@ ValueSummary summarize_value(const MethodPlan& plan, int32_t index) {
     s.storage = tensor_storage_name(v.tensor.storage);
     s.buffer_index = v.tensor.buffer_index;
     s.legacy_host = v.tensor.legacy_host;
+    s.fully_qualified_name = v.tensor.fully_qualified_name;
   }
   return s;
 }
@@ -44,6 +45,12 @@ MethodSummary summarize_method(const MethodPlan& plan) {
   for (const DelegateInfo& d : plan.delegates) m.delegates.push_back(d.id);
   for (int32_t i : plan.inputs) m.inputs.push_back(summarize_value(plan, i));
   for (int32_t i : plan.outputs) m.outputs.push_back(summarize_value(plan, i));
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (value.tag == ValueTag::Tensor && value.tensor.storage == TensorStorage::External) {
+      m.external.push_back(summarize_value(plan, static_cast<int32_t>(v)));
+    }
+  }
   return m;
 }
 
@@ -59,6 +66,8 @@ const char* tensor_storage_name(TensorStorage storage) {
       return "runtime-bound";
     case TensorStorage::PlannedWithInitial:
       return "planned-with-initial-value";
+    case TensorStorage::External:
+      return "external";
   }
   return "unknown";
 }

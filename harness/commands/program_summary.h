@@ -32,6 +32,7 @@ struct ValueSummary {
   // in a host buffer (a legacy device program: host memory, as ExecuTorch loads it).
   uint32_t buffer_index = 0;
   bool legacy_host = false;
+  std::string fully_qualified_name;  // may be empty
 };
 
 struct MethodSummary {
@@ -43,6 +44,8 @@ struct MethodSummary {
   std::vector<std::string> delegates;  // backend ids, in the file's order
   std::vector<ValueSummary> inputs;
   std::vector<ValueSummary> outputs;
+  // Tensors whose data is in a separate .ptd file (location EXTERNAL), in value order.
+  std::vector<ValueSummary> external;
 };
 
 // Summaries of every method, or the first method's validation error (naming the method).

@@ -31,6 +31,7 @@ void write_value_summary(JsonWriter& w, const ValueSummary& v) {
     w.key("device").value(v.device.to_string());
     w.key("storage").value(v.storage);
     if (v.legacy_host) w.key("legacy_host").value(true);
+    if (!v.fully_qualified_name.empty()) w.key("fully_qualified_name").value(v.fully_qualified_name);
   }
   w.end_object();
 }
@@ -88,6 +89,9 @@ std::string inspect_json(const std::string& file, const std::vector<MethodSummar
     w.end_array();
     w.key("outputs").begin_array();
     for (const ValueSummary& v : m.outputs) write_value_summary(w, v);
+    w.end_array();
+    w.key("external").begin_array();
+    for (const ValueSummary& v : m.external) write_value_summary(w, v);
     w.end_array();
     w.end_object();
   }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <runtime_ext/program/program_builder.h>
 
 #include "commands_test_support.h"
 
@@ -84,7 +85,7 @@ TEST(InspectCommandJsonTest, RealAddProgramDocument) {
             R"({"file":")" + testing::real_program("add.pte") +
                 R"(","methods":[{"name":"forward","buffers":[{"index":0,"size":48,"device":"cpu:0","planned_tensors":3,"max_end":36}],"values":4,"instructions":1,"operators":["aten::add.out"],"delegates":[],"inputs":[{"value":0,)" +
                 tensor + R"(,{"value":1,)" + tensor + R"(],"outputs":[{"value":2,)" + tensor +
-                "]}]}\n");
+                "],\"external\":[]}]}\n");
 }
 
 TEST(InspectCommandJsonTest, ErrorDocument) {
@@ -93,6 +94,58 @@ TEST(InspectCommandJsonTest, ErrorDocument) {
   EXPECT_EQ(r.out,
             R"({"error":{"code":"AccessFailed","message":"/nonexistent.pte: cannot open '/nonexistent.pte'"}})"
             "\n");
+}
+
+}  // namespace
+}  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+// cpu_add with input b replaced by an external weight "linear.weight" (data in a .ptd file).
+std::vector<uint8_t> external_weight_program() {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t host = m.add_buffer(32);
+  const int32_t a = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}), host, 0);
+  TensorSpec weight = TensorSpec::of(ScalarType::Float, {2, 2});
+  weight.fully_qualified_name = "linear.weight";
+  const int32_t w = m.add_external_tensor(weight);
+  const int32_t out = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}), host, 16);
+  const int32_t alpha = m.add_int(1);
+  m.add_chain();
+  m.add_kernel_call("aten::add", "out", {a, w, alpha, out, out});
+  m.set_inputs({a});
+  m.set_outputs({out});
+  return builder.build();
+}
+
+TEST(InspectCommandTest, ExternalTensorsAreShownNotMislabelled) {
+  const std::string file = testing::temp_file(external_weight_program());
+  testing::CommandResult r = testing::run(&inspect_command, {file});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  external:\n    value 1: float32[2, 2] on cpu:0 (16 B), external 'linear.weight' "
+                       "(data in a separate .ptd file, not planned)\n"),
+            std::string::npos)
+      << r.out;
+  testing::CommandResult json = testing::run(&inspect_command, {file, "--json"});
+  EXPECT_NE(json.out.find(R"("external":[{"value":1,"type":"Tensor","dtype":"float32","sizes":[2,2],)"
+                          R"("nbytes":16,"device":"cpu:0","storage":"external","fully_qualified_name":"linear.weight"}])"),
+            std::string::npos)
+      << json.out;
+  testing::CommandResult check = testing::run(&check_command, {file});
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_NE(check.out.find("  warning: value 1: external tensor 'linear.weight' (data in a separate "
+                           ".ptd file): not planned, not checked\n"),
+            std::string::npos)
+      << check.out;
+  testing::CommandResult sim = testing::run(&simulate_command, {file});
+  EXPECT_EQ(sim.exit_code, 1);
+  EXPECT_NE(sim.out.find("method forward: NotSupported: method 'forward': value 1: external tensor "
+                         "'linear.weight' lives in a separate data file (.ptd), which devplan does "
+                         "not load\n"),
+            std::string::npos)
+      << sim.out;
 }
 
 }  // namespace

@@ -140,6 +140,10 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
       runtime_bound_storage_.push_back(std::move(storage));
       return Error::success();
     }
+    case TensorStorage::External:
+      return Error(ErrorCode::NotSupported,
+                   value_name(index) + ": external tensor '" + info.fully_qualified_name +
+                       "' lives in a separate data file (.ptd), which devplan does not load");
     case TensorStorage::Planned:
     case TensorStorage::PlannedWithInitial:
       break;

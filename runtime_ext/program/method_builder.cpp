@@ -148,6 +148,10 @@ int32_t MethodBuilder::add_runtime_tensor(const TensorSpec& spec) {
   return add_tensor(spec, TensorStorage::RuntimeBound);
 }
 
+int32_t MethodBuilder::add_external_tensor(const TensorSpec& spec) {
+  return add_tensor(spec, TensorStorage::External);
+}
+
 int32_t MethodBuilder::add_planned_tensor(const TensorSpec& spec, uint32_t buffer,
                                           uint64_t offset) {
   const int32_t index = add_tensor(spec, TensorStorage::Planned);

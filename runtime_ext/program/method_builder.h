@@ -97,6 +97,9 @@ class MethodBuilder {
 
   // A tensor whose memory the caller binds at run time (no data, no allocation info).
   int32_t add_runtime_tensor(const TensorSpec& spec);
+  // A tensor whose data lives in a separate .ptd file (location EXTERNAL), found by the spec's
+  // fully_qualified_name.
+  int32_t add_external_tensor(const TensorSpec& spec);
   // A tensor planned in user-facing buffer `buffer` at byte `offset`.
   int32_t add_planned_tensor(const TensorSpec& spec, uint32_t buffer, uint64_t offset);
   // A planned tensor whose `initial` bytes are copied in at init (a mutable data segment).

@@ -24,6 +24,8 @@ enum class TensorStorage : uint8_t {
   Planned,              // data_buffer_idx == 0, allocation_info
   RuntimeBound,         // neither: the caller binds memory (a method input)
   PlannedWithInitial,   // both: planned, with an initial value copied in at init
+  External,             // location EXTERNAL, no allocation_info: data in a separate .ptd file,
+                        // found by fully_qualified_name (weights kept out of the program)
 };
 
 struct TensorInfo {

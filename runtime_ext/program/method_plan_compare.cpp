@@ -38,6 +38,8 @@ std::string str(TensorStorage s) {
       return "RuntimeBound";
     case TensorStorage::PlannedWithInitial:
       return "PlannedWithInitial";
+    case TensorStorage::External:
+      return "External";
   }
   return "unknown(" + std::to_string(static_cast<int>(s)) + ")";
 }

@@ -331,6 +331,11 @@ class PlanParser {
 
     const uint32_t data_buffer_idx = t.data_buffer_idx();
     const fb::AllocationDetails* allocation = t.allocation_info();
+    if (allocation == nullptr && extra != nullptr &&
+        extra->location() == fb::TensorDataLocation::EXTERNAL) {
+      out->storage = TensorStorage::External;
+      return Error::success();
+    }
     if (allocation == nullptr) {
       out->storage = data_buffer_idx > 0 ? TensorStorage::Constant : TensorStorage::RuntimeBound;
     } else {

@@ -226,12 +226,14 @@ std::vector<uint8_t> ProgramBuilder::build() const {
           if (it != method.raw_tensor_fields_.end()) raw = it->second;
           const uint64_t mutable_idx = raw.mutable_data_segments_idx.value_or(0);
           Offset<fb::ExtraTensorInfo> extra = 0;
-          if (t.device != Device::cpu() || !t.fully_qualified_name.empty() || mutable_idx != 0) {
+          const bool external = t.storage == TensorStorage::External;
+          if (t.device != Device::cpu() || !t.fully_qualified_name.empty() || mutable_idx != 0 ||
+              external) {
             extra = fb::CreateExtraTensorInfo(
                 fbb, mutable_idx,
                 t.fully_qualified_name.empty() ? 0 : fbb.CreateString(t.fully_qualified_name),
-                fb::TensorDataLocation::SEGMENT, static_cast<fb::DeviceType>(t.device.type),
-                t.device.index);
+                external ? fb::TensorDataLocation::EXTERNAL : fb::TensorDataLocation::SEGMENT,
+                static_cast<fb::DeviceType>(t.device.type), t.device.index);
           }
           Offset<fb::AllocationDetails> allocation = 0;
           if (t.is_planned()) {
