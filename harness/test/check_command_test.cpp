@@ -268,3 +268,32 @@ TEST(CheckDevicesTest, ADelegatesTensorsLiveOnItsTargetDevice) {
 
 }  // namespace
 }  // namespace devplan::harness
+
+namespace devplan::harness {
+namespace {
+
+// Every program of ExecuTorch 1.5.1's exporter passes inspect, check, simulate and report the
+// way ExecuTorch loads it (report lists methods devplan has no kernel or backend for as not run).
+TEST(RealExporterProgramsTest, PassInspectCheckSimulateAndReport) {
+  std::vector<std::string> files;
+  for (const char* name : {"device_add.pte", "device_legacy_no_device_planning.pte", "device_mixed.pte",
+                           "device_skip_io.pte", "mlp.pte", "mutable_buffer.pte", "residual.pte",
+                           "transformer.pte"}) {
+    files.push_back(std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name);
+  }
+  for (const std::string& file : files) {
+    for (testing::CommandFn command : {&inspect_command, &check_command, &simulate_command}) {
+      testing::CommandResult r = testing::run(command, {file});
+      EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
+    }
+  }
+  std::vector<std::string> args = {"--fuzz-cases", "0", "--out", "/tmp"};
+  args.insert(args.end(), files.begin(), files.end());
+  testing::CommandResult report = testing::run(&report_command, args);
+  EXPECT_EQ(report.exit_code, 0) << report.out << report.err;
+  EXPECT_NE(report.out.find("8 programs, 5 device allocations, all freed: yes\n"), std::string::npos)
+      << report.out;
+}
+
+}  // namespace
+}  // namespace devplan::harness
