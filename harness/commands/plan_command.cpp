@@ -1,5 +1,6 @@
 // devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
 #include <harness/cli/args.h>
+#include <harness/commands/planner_command_args.h>
 #include <harness/commands/command.h>
 #include <harness/graph/graph_json.h>
 #include <harness/report/json_writer.h>
@@ -25,40 +26,17 @@ double ratio(const PlannedBuffer& b) {
 }  // namespace
 
 int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const cli::ArgSpec spec = {{"output", cli::OptionKind::Single, 'o'},
-                             {"algorithm", cli::OptionKind::Single},
-                             {"json", cli::OptionKind::Flag}};
-  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
-  Result<PlannerAlgorithm> algorithm =
-      parsed.ok() ? parse_planner_algorithm(parsed->value("algorithm", "best"))
-                  : Result<PlannerAlgorithm>(parsed.error());
-  if (!algorithm.ok() || parsed->positionals.size() != 1 || !parsed->has("output")) {
-    err << "devplan plan: "
-        << (!algorithm.ok() ? algorithm.error().message()
-            : parsed->positionals.size() != 1 ? "expected exactly one GRAPH.json"
-                                              : "-o OUT.pte is required")
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  const std::string& file = parsed->positionals[0];
-  const std::string output = parsed->value("output");
-  const bool json = parsed->has("json");
-  auto fail = [&](const Error& e) {
-    if (json) {
-      JsonWriter w;
-      w.begin_object().key("error").begin_object();
-      w.key("code").value(error_code_name(e.code())).key("message").value(e.message());
-      w.end_object().end_object();
-      out << w.str() << "\n";
-    } else {
-      err << "devplan plan: " << e.to_string() << "\n";
-    }
-    return cli::kExitError;
-  };
+  const std::optional<PlannerCommandArgs> parsed =
+      parse_planner_command(args, "plan", "GRAPH.json", kUsage, err);
+  if (!parsed) return cli::kExitUsage;
+  const std::string& file = parsed->input;
+  const std::string& output = parsed->output;
+  const bool json = parsed->json;
+  auto fail = [&](const Error& e) { return fail_planner_command(e, "plan", json, out, err); };
   Result<std::vector<Graph>> graphs = read_graphs_file(file);
   if (!graphs.ok()) return fail(graphs.error().with_context(file));
   PlanOptions options;
-  options.algorithm = *algorithm;
+  options.algorithm = parsed->algorithm;
   Result<std::vector<MethodMemoryPlan>> plans = plan_methods(*graphs, options);
   if (!plans.ok()) return fail(plans.error().with_context(file));
   Result<std::vector<uint8_t>> bytes = emit_program(*plans);
@@ -70,7 +48,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     JsonWriter w;
     w.begin_object();
     w.key("graph").value(file).key("output").value(output);
-    w.key("algorithm").value(planner_algorithm_name(*algorithm));
+    w.key("algorithm").value(planner_algorithm_name(parsed->algorithm));
     w.key("methods").begin_array();
     for (const MethodMemoryPlan& p : *plans) {
       w.begin_object();

@@ -3,6 +3,7 @@
 
 #include <harness/cli/args.h>
 #include <harness/commands/command.h>
+#include <harness/commands/planner_command_args.h>
 #include <harness/commands/replan.h>
 #include <harness/report/json_writer.h>
 
@@ -30,39 +31,16 @@ double over_bound(const ReplanBuffer& b) {
 }  // namespace
 
 int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const cli::ArgSpec spec = {{"output", cli::OptionKind::Single, 'o'},
-                             {"algorithm", cli::OptionKind::Single},
-                             {"json", cli::OptionKind::Flag}};
-  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
-  Result<PlannerAlgorithm> algorithm =
-      parsed.ok() ? parse_planner_algorithm(parsed->value("algorithm", "best"))
-                  : Result<PlannerAlgorithm>(parsed.error());
-  if (!algorithm.ok() || parsed->positionals.size() != 1 || !parsed->has("output")) {
-    err << "devplan replan: "
-        << (!algorithm.ok() ? algorithm.error().message()
-            : parsed->positionals.size() != 1 ? "expected exactly one IN.pte"
-                                              : "-o OUT.pte is required")
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  const std::string& file = parsed->positionals[0];
-  const std::string output = parsed->value("output");
-  const bool json = parsed->has("json");
-  auto fail = [&](const Error& e) {
-    if (json) {
-      JsonWriter w;
-      w.begin_object().key("error").begin_object();
-      w.key("code").value(error_code_name(e.code())).key("message").value(e.message());
-      w.end_object().end_object();
-      out << w.str() << "\n";
-    } else {
-      err << "devplan replan: " << e.to_string() << "\n";
-    }
-    return cli::kExitError;
-  };
+  const std::optional<PlannerCommandArgs> parsed =
+      parse_planner_command(args, "replan", "IN.pte", kUsage, err);
+  if (!parsed) return cli::kExitUsage;
+  const std::string& file = parsed->input;
+  const std::string& output = parsed->output;
+  const bool json = parsed->json;
+  auto fail = [&](const Error& e) { return fail_planner_command(e, "replan", json, out, err); };
   Result<std::vector<uint8_t>> bytes = read_file(file);
   if (!bytes.ok()) return fail(bytes.error());
-  Result<ReplanResult> result = replan_program(*bytes, *algorithm);
+  Result<ReplanResult> result = replan_program(*bytes, parsed->algorithm);
   if (!result.ok()) return fail(result.error().with_context(file));
   Error e = write_file(output, std::string(result->bytes.begin(), result->bytes.end()));
   if (!e.ok()) return fail(e);
@@ -71,7 +49,7 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
     JsonWriter w;
     w.begin_object();
     w.key("input").value(file).key("output").value(output);
-    w.key("algorithm").value(planner_algorithm_name(*algorithm));
+    w.key("algorithm").value(planner_algorithm_name(parsed->algorithm));
     w.key("methods").begin_array();
     for (const ReplanMethod& m : result->methods) {
       w.begin_object();

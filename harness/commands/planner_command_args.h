@@ -1,0 +1,32 @@
+// The command line shared by `devplan plan` and `devplan replan`:
+//   <INPUT> -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <harness/commands/command.h>
+#include <runtime_ext/planning/offset_planner.h>
+
+namespace devplan::harness {
+
+struct PlannerCommandArgs {
+  std::string input;
+  std::string output;
+  PlannerAlgorithm algorithm = PlannerAlgorithm::Best;
+  bool json = false;
+};
+
+// Parses `args` for `command` ("plan"); on a usage error prints it, naming `input_name`
+// ("GRAPH.json"), with `usage`, to `err` and returns nullopt (exit 2).
+std::optional<PlannerCommandArgs> parse_planner_command(const Args& args, const char* command,
+                                                        const char* input_name, const char* usage,
+                                                        std::ostream& err);
+
+// Reports `error` the command's way ({"error": {"code", "message"}} with --json, a line on
+// `err` otherwise) and returns exit code 1.
+int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,
+                         std::ostream& err);
+
+}  // namespace devplan::harness
