@@ -95,15 +95,15 @@ class ExecutorchSession final : public EngineSession {
     bridge::expect_buffers(std::move(expected));
     bridge::take_error_log();
     const et::Error e = module_->load_method(name);
-    if (e == et::Error::Ok) {
+    std::vector<bridge::ExpectedBuffer> seen = bridge::take_expected_buffers();
+    const bool ok = e == et::Error::Ok;
+    if (ok) {
       Error supplied = supply_caller_memory(name);
       if (!supplied.ok()) {
         (void)unload_method(name);
         return supplied;
       }
     }
-    std::vector<bridge::ExpectedBuffer> seen = bridge::take_expected_buffers();
-    const bool ok = e == et::Error::Ok;
     for (BufferOutcome& b : planned) {
       if (b.device.is_cpu()) {
         b.allocated = ok && b.size > 0;
