@@ -18,12 +18,11 @@
 namespace devplan::harness {
 namespace {
 
-// One full case per iteration, over a fixed sequence of seeds; the CPU time per case is the
-// per-core cost. `max_buffer_kib` is the largest generated buffer.
-void BM_FuzzCase(benchmark::State& state) {
+// One full case per iteration with `checks`, over a fixed sequence of seeds; the CPU time per
+// case is the per-core cost. state.range(0) is the largest generated buffer in KiB.
+void run_cases(benchmark::State& state, const FuzzCaseOptions& checks) {
   ScenarioOptions scenario;
   scenario.max_buffer_bytes = static_cast<uint64_t>(state.range(0)) * 1024;
-  const FuzzCaseOptions checks;
   uint64_t k = 0, failures = 0;
   for (auto _ : state) {
     const uint64_t seed = case_seed(1, k++);
@@ -35,31 +34,21 @@ void BM_FuzzCase(benchmark::State& state) {
   state.counters["failures"] = static_cast<double>(failures);
   if (failures > 0) state.SkipWithError("a fuzz case failed");
 }
+
+void BM_FuzzCase(benchmark::State& state) { run_cases(state, FuzzCaseOptions()); }
 BENCHMARK(BM_FuzzCase)->ArgName("max_buffer_kib")->Arg(64)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
-// One case with --differential: the checks above, then both engines (differential_check.h).
-// Reports the cases per CPU-second and, per case, how many known divergences were counted.
+// The same with --differential: each case also goes through both engines (differential_check.h).
 void BM_DifferentialCase(benchmark::State& state) {
   if (!executorch_available()) {
     state.SkipWithError(executorch_unavailable_reason().c_str());
     return;
   }
-  ScenarioOptions scenario;
-  scenario.max_buffer_bytes = static_cast<uint64_t>(state.range(0)) * 1024;
   std::map<std::string, uint64_t> known;
   FuzzCaseOptions checks;
   checks.differential = true;
   checks.known_divergences = &known;
-  uint64_t k = 0, failures = 0;
-  for (auto _ : state) {
-    const uint64_t seed = case_seed(1, k++);
-    std::optional<FuzzFinding> f = run_fuzz_case(generate_program_scenario(seed, scenario), seed, checks);
-    failures += f.has_value() ? 1 : 0;
-  }
-  state.counters["cases_per_second"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["failures"] = static_cast<double>(failures);
-  if (failures > 0) state.SkipWithError("a differential case failed");
+  run_cases(state, checks);
 }
 BENCHMARK(BM_DifferentialCase)->ArgName("max_buffer_kib")->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
 

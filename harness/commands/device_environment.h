@@ -36,6 +36,8 @@ class DeviceEnvironment {
   TrackingDeviceAllocator* tracking() { return tracking_.get(); }
   // The CUDA allocator every engine allocates through (the recorder in front of the devices).
   DeviceAllocator* device_allocator() { return recording_.get(); }
+  // The registry holding it (ModuleOptions::runtime.allocators).
+  const DeviceAllocatorRegistry& allocators() const { return allocators_; }
 
   std::vector<AllocationEvent> events() const { return recording_->events(); }
   // Successful allocations in order, each live or freed.

@@ -1,57 +1,27 @@
 #include <harness/engine/caller_memory.h>
 
-#include <utility>
-
 #include <runtime_ext/core/allocation_owner.h>
 
 namespace devplan::harness {
 
-Result<CallerDeviceMemory> CallerDeviceMemory::allocate(DeviceAllocator* allocator, size_t nbytes,
-                                                        Device device, const std::string& owner) {
-  if (allocator == nullptr || allocator->device_type() != device.type) {
-    return Error(ErrorCode::NotFound, owner + ": no device allocator for " + device.to_string());
-  }
-  CallerDeviceMemory memory;
-  memory.allocator_ = allocator;
-  memory.size_ = nbytes;
-  memory.device_ = device;
-  if (nbytes == 0) return memory;
+Result<DeviceMemoryBuffer> allocate_caller_memory(const DeviceAllocatorRegistry& registry,
+                                                  size_t nbytes, Device device,
+                                                  const std::string& owner) {
   ScopedAllocationOwner scoped(owner);
-  Result<void*> data = allocator->allocate(nbytes, device.index);
-  if (!data.ok()) return data.error().with_context(owner);
-  memory.data_ = *data;
+  Result<DeviceMemoryBuffer> memory =
+      DeviceMemoryBuffer::create(nbytes, device.type, device.index, kDefaultAlignment, registry);
+  if (!memory.ok()) return memory.error().with_context(owner);
   return memory;
 }
 
-CallerDeviceMemory::CallerDeviceMemory(CallerDeviceMemory&& other) noexcept
-    : allocator_(other.allocator_), data_(std::exchange(other.data_, nullptr)),
-      size_(other.size_), device_(other.device_) {}
-
-CallerDeviceMemory& CallerDeviceMemory::operator=(CallerDeviceMemory&& other) noexcept {
-  if (this != &other) {
-    release();
-    allocator_ = other.allocator_;
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = other.size_;
-    device_ = other.device_;
-  }
-  return *this;
-}
-
-CallerDeviceMemory::~CallerDeviceMemory() { release(); }
-
-void CallerDeviceMemory::release() {
-  if (data_ != nullptr) allocator_->deallocate(data_, device_.index);
-  data_ = nullptr;
-}
-
-Error CallerDeviceMemory::fill(const void* host, size_t nbytes) const {
+Error fill_caller_memory(const DeviceMemoryBuffer& memory, const void* host, size_t nbytes) {
   if (nbytes == 0) return Error::success();
-  if (nbytes > size_) {
+  if (nbytes > memory.size()) {
     return Error(ErrorCode::InvalidArgument, std::to_string(nbytes) + " bytes do not fit in " +
-                                                 std::to_string(size_) + " bytes of caller memory");
+                                                 std::to_string(memory.size()) +
+                                                 " bytes of caller memory");
   }
-  return allocator_->copy_host_to_device(data_, host, nbytes, device_.index);
+  return memory.allocator()->copy_host_to_device(memory.data(), host, nbytes, memory.device().index);
 }
 
 }  // namespace devplan::harness

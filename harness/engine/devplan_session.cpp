@@ -12,7 +12,7 @@ namespace {
 // Sets every input of `method`: the given values, or ones. Runtime-bound device inputs are
 // already bound to caller memory (`caller`, by input index): their values are copied into it.
 Error set_inputs(Method& method, const std::vector<std::string>& given,
-                 const std::map<size_t, CallerDeviceMemory>& caller, bool* usage_error) {
+                 const std::map<size_t, DeviceMemoryBuffer>& caller, bool* usage_error) {
   Result<std::vector<std::vector<double>>> all = parse_run_inputs(given, method.num_inputs(), method.name());
   if (!all.ok()) {
     *usage_error = true;
@@ -34,7 +34,7 @@ Error set_inputs(Method& method, const std::vector<std::string>& given,
       bytes = std::move(encoded).value();
       auto bound = caller.find(i);
       if (bound != caller.end()) {
-        DEVPLAN_RETURN_IF_ERROR(bound->second.fill(bytes.data(), bytes.size()));
+        DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(bound->second, bytes.data(), bytes.size()));
         continue;
       }
       Tensor t = target.tensor;
@@ -86,11 +86,10 @@ Result<OutputValues> read_output(const Method& method, size_t i) {
 
 class DevplanSession final : public EngineSession {
  public:
-  DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options, DeviceAllocator* devices)
-      : devices_(devices), module_(std::move(bytes), std::move(options)) {}
-  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options,
-                 DeviceAllocator* devices)
-      : devices_(devices), module_(std::move(program), std::move(options)) {}
+  DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options)
+      : allocators_(*options.runtime.allocators), module_(std::move(bytes), std::move(options)) {}
+  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options)
+      : allocators_(*options.runtime.allocators), module_(std::move(program), std::move(options)) {}
 
   Error open() {
     DEVPLAN_RETURN_IF_ERROR(module_.load());
@@ -161,11 +160,11 @@ class DevplanSession final : public EngineSession {
       const int32_t v = plan.inputs[i];
       if (!method->needs_caller_memory(static_cast<size_t>(v))) continue;
       Tensor t = method->value(static_cast<size_t>(v)).tensor;
-      DEVPLAN_ASSIGN_OR_RETURN(CallerDeviceMemory memory,
-                               CallerDeviceMemory::allocate(devices_, t.nbytes, t.device,
-                                                            name + "/input " + std::to_string(i)));
+      DEVPLAN_ASSIGN_OR_RETURN(DeviceMemoryBuffer memory,
+                               allocate_caller_memory(allocators_, t.nbytes, t.device,
+                                                      name + "/input " + std::to_string(i)));
       DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> ones, encode_values({1.0}, t.dtype, t.numel()));
-      DEVPLAN_RETURN_IF_ERROR(memory.fill(ones.data(), ones.size()));
+      DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(memory, ones.data(), ones.size()));
       t.data = memory.data();
       DEVPLAN_RETURN_IF_ERROR(method->set_input(i, EValue::from_tensor(t)));
       caller_inputs_[name].emplace(i, std::move(memory));
@@ -174,19 +173,19 @@ class DevplanSession final : public EngineSession {
       const int32_t v = plan.outputs[i];
       if (!method->needs_caller_memory(static_cast<size_t>(v))) continue;
       const Tensor& t = method->value(static_cast<size_t>(v)).tensor;
-      DEVPLAN_ASSIGN_OR_RETURN(CallerDeviceMemory memory,
-                               CallerDeviceMemory::allocate(devices_, t.nbytes, t.device,
-                                                            name + "/output " + std::to_string(i)));
+      DEVPLAN_ASSIGN_OR_RETURN(DeviceMemoryBuffer memory,
+                               allocate_caller_memory(allocators_, t.nbytes, t.device,
+                                                      name + "/output " + std::to_string(i)));
       DEVPLAN_RETURN_IF_ERROR(method->set_output_data(i, memory.data(), memory.size()));
       caller_outputs_[name].emplace(i, std::move(memory));
     }
     return Error::success();
   }
 
-  DeviceAllocator* devices_;
+  const DeviceAllocatorRegistry& allocators_;
   // Caller memory per method and input/output index; freed after the Module (declared first).
-  std::map<std::string, std::map<size_t, CallerDeviceMemory>> caller_inputs_;
-  std::map<std::string, std::map<size_t, CallerDeviceMemory>> caller_outputs_;
+  std::map<std::string, std::map<size_t, DeviceMemoryBuffer>> caller_inputs_;
+  std::map<std::string, std::map<size_t, DeviceMemoryBuffer>> caller_outputs_;
   mutable Module module_;
   std::vector<std::string> names_;
 };
@@ -207,8 +206,7 @@ ModuleOptions module_options_for(DeviceEnvironment& env, const SessionOptions& o
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session = std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options),
-                                                  env.device_allocator());
+  auto session = std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options));
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }
@@ -216,8 +214,7 @@ Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t>
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session = std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options),
-                                                  env.device_allocator());
+  auto session = std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options));
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }

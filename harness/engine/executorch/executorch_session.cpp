@@ -50,6 +50,7 @@ class ExecutorchSession final : public EngineSession {
   ExecutorchSession(std::vector<uint8_t> bytes, DeviceEnvironment& env, const SessionOptions& options)
       : bytes_(std::move(bytes)),
         target_(env.device_allocator()),
+        allocators_(env.allocators()),
         placeholders_(options.placeholder_backends ? new bridge::ScopedPlaceholders() : nullptr),
         minimal_verification_(options.executorch_minimal_verification) {}
 
@@ -172,7 +173,7 @@ class ExecutorchSession final : public EngineSession {
             *usage_error = encoded.code() == ErrorCode::InvalidArgument;
             return encoded.error().with_context("input " + std::to_string(i));
           }
-          DEVPLAN_RETURN_IF_ERROR(bound->memory.fill(encoded->data(), encoded->size()));
+          DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(bound->memory, encoded->data(), encoded->size()));
           inputs.emplace_back(::executorch::aten::Tensor(bound->impl.get()));
           continue;
         }
@@ -202,7 +203,7 @@ class ExecutorchSession final : public EngineSession {
   // A skip-copy device input or output: the caller's memory and ExecuTorch's tensor over it.
   struct CallerTensor {
     CallerSuppliedTensor info;
-    CallerDeviceMemory memory;
+    DeviceMemoryBuffer memory;
     std::vector<::executorch::aten::SizesType> sizes;
     std::vector<::executorch::aten::DimOrderType> dim_order;
     std::vector<::executorch::aten::StridesType> strides;
@@ -229,7 +230,7 @@ class ExecutorchSession final : public EngineSession {
     for (CallerSuppliedTensor& info : caller_supplied_tensors(bytes_, name)) {
       auto c = std::make_unique<CallerTensor>();
       const std::string owner = name + (info.output ? "/output " : "/input ") + std::to_string(info.index);
-      DEVPLAN_ASSIGN_OR_RETURN(c->memory, CallerDeviceMemory::allocate(target_, info.nbytes, info.device, owner));
+      DEVPLAN_ASSIGN_OR_RETURN(c->memory, allocate_caller_memory(allocators_, info.nbytes, info.device, owner));
       c->info = std::move(info);
       int64_t stride = 1;
       c->strides.assign(c->info.sizes.size(), 1);
@@ -253,7 +254,7 @@ class ExecutorchSession final : public EngineSession {
       } else {
         DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> ones,
                                  encode_values({1.0}, c->info.dtype, static_cast<int64_t>(c->numel())));
-        DEVPLAN_RETURN_IF_ERROR(c->memory.fill(ones.data(), ones.size()));
+        DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(c->memory, ones.data(), ones.size()));
       }
       caller_[name].push_back(std::move(c));
     }
@@ -350,6 +351,7 @@ class ExecutorchSession final : public EngineSession {
 
   std::vector<uint8_t> bytes_;
   DeviceAllocator* target_;
+  const DeviceAllocatorRegistry& allocators_;  // holds target_, for caller memory
   bridge::ScopedBridgeTarget scoped_target_{target_};
   std::unique_ptr<bridge::ScopedPlaceholders> placeholders_;
   bool minimal_verification_;
