@@ -18,10 +18,7 @@ constexpr const char* kUsage =
     "  plans each method's tensors per device (CPU buffers first, then devices), inserts the\n"
     "  host/device copies, writes the program and reports each buffer against its lower bound";
 
-double ratio(const PlannedBuffer& b) {
-  if (b.lower_bound == 0) return b.size == 0 ? 1.0 : 0.0;
-  return static_cast<double>(b.size) / static_cast<double>(b.lower_bound);
-}
+double ratio(const PlannedBuffer& b) { return size_over_lower_bound(b.size, b.lower_bound); }
 
 }  // namespace
 

@@ -31,6 +31,11 @@ std::optional<PlannerCommandArgs> parse_planner_command(const Args& args, const 
   return out;
 }
 
+double size_over_lower_bound(uint64_t size, uint64_t lower_bound) {
+  if (lower_bound == 0) return size == 0 ? 1.0 : 0.0;
+  return static_cast<double>(size) / static_cast<double>(lower_bound);
+}
+
 int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,
                          std::ostream& err) {
   if (json) {

@@ -24,6 +24,10 @@ std::optional<PlannerCommandArgs> parse_planner_command(const Args& args, const 
                                                         const char* input_name, const char* usage,
                                                         std::ostream& err);
 
+// size / lower_bound: how far a planned buffer is above the bound (1 for two empty ones, 0 for
+// a buffer with no bound).
+double size_over_lower_bound(uint64_t size, uint64_t lower_bound);
+
 // Reports `error` the command's way ({"error": {"code", "message"}} with --json, a line on
 // `err` otherwise) and returns exit code 1.
 int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,

@@ -22,11 +22,6 @@ double saving(const ReplanBuffer& b) {
   return 100.0 * static_cast<double>(b.old_size - b.new_size) / static_cast<double>(b.old_size);
 }
 
-// new size / lower bound (1 for an empty buffer).
-double over_bound(const ReplanBuffer& b) {
-  if (b.lower_bound == 0) return b.new_size == 0 ? 1.0 : 0.0;
-  return static_cast<double>(b.new_size) / static_cast<double>(b.lower_bound);
-}
 
 }  // namespace
 
@@ -82,7 +77,7 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
                     "saving %.1f%%%s",
                     b.index, b.device.to_string().c_str(), static_cast<unsigned long long>(b.old_size),
                     static_cast<unsigned long long>(b.new_size),
-                    static_cast<unsigned long long>(b.lower_bound), over_bound(b), saving(b),
+                    static_cast<unsigned long long>(b.lower_bound), size_over_lower_bound(b.new_size, b.lower_bound), saving(b),
                     b.kept ? " (kept: ours would not be smaller)" : "");
       out << line << "\n";
     }

@@ -216,13 +216,6 @@ Error ensure_placeholder_backend(const std::string& id) {
   return Error::success();
 }
 
-bool is_placeholder_backend(const std::string& id) {
-  for (const PlaceholderBackend& p : placeholders()) {
-    if (p.id() == id) return true;
-  }
-  return false;
-}
-
 ScopedPlaceholders::ScopedPlaceholders() { ++g_placeholders_enabled; }
 ScopedPlaceholders::~ScopedPlaceholders() { --g_placeholders_enabled; }
 

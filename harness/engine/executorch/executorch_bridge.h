@@ -69,7 +69,5 @@ DeviceAllocator* current_target();
 // Adds a line to the error log (devplan's own backends report through it).
 void record_error(const std::string& line);
 
-// True when `id` is one of the placeholders.
-bool is_placeholder_backend(const std::string& id);
 
 }  // namespace devplan::harness::executorch_bridge
