@@ -10,7 +10,8 @@ executorch_version=1.5.1
 executorch_dir="$root/.deps/executorch"
 
 required=(cmake g++ clang libgtest-dev libgmock-dev librapidcheck-dev libflatbuffers-dev
-          flatbuffers-compiler libbenchmark-dev)
+          flatbuffers-compiler libbenchmark-dev nlohmann-json3-dev libcli11-dev
+          libtinyxml2-dev)
 optional=(ccache valgrind)
 
 is_installed() {
