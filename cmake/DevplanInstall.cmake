@@ -4,9 +4,9 @@
 #
 # installs
 #   lib/libdevplan_*.a                          every library target that this build defines
-#   include/<repository layout>/*.h             e.g. include/runtime_ext/core/device.h,
-#                                               include/mocks/tracking_device_allocator.h,
-#                                               include/runtime_ext/schema/program_generated.h
+#   include/devplan/<repository layout>/*.h     e.g. include/devplan/runtime_ext/core/device.h,
+#                                               include/devplan/mocks/tracking_device_allocator.h,
+#                                               include/devplan/runtime_ext/schema/program_generated.h
 #   bin/devplan                                 the command-line tool (when it is built)
 #   lib/cmake/devplan/devplanConfig.cmake, devplanConfigVersion.cmake, devplanTargets*.cmake
 #
@@ -14,6 +14,13 @@
 #
 #   find_package(devplan REQUIRED)      # -DCMAKE_PREFIX_PATH=/opt/devplan
 #   target_link_libraries(my_tests PRIVATE devplan::mocks devplan::fixtures)
+#
+# Every header sits under the one folder include/devplan/ (nothing of devplan's lands directly
+# in the prefix's include/, where runtime_ext/, mocks/ or fixtures/ could clash with another
+# package). That folder is the include directory of the exported targets
+# ($<INSTALL_INTERFACE:${DEVPLAN_INSTALL_INCLUDEDIR}> on devplan_core and devplan_schema), so
+# consumers write #include <runtime_ext/core/device.h> as this repository does. The targets
+# also carry cxx_std_17 as a compile feature.
 #
 # Every library is in the one export set devplanTargets (namespace devplan::, target names from
 # the EXPORT_NAME properties: devplan_core -> devplan::core). Libraries that a configuration does
@@ -57,7 +64,8 @@ install(TARGETS ${devplan_install_targets}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Include directories travel with the link interfaces: devplan_core and devplan_schema carry
-# $<INSTALL_INTERFACE:include>, and every other library links devplan::core PUBLIC.
+# $<INSTALL_INTERFACE:${DEVPLAN_INSTALL_INCLUDEDIR}> (include/devplan, set in the top-level
+# CMakeLists.txt), and every other library links devplan::core PUBLIC.
 
 install(EXPORT devplanTargets
   NAMESPACE devplan::
@@ -65,15 +73,15 @@ install(EXPORT devplanTargets
   DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR})
 
 # --- Headers --------------------------------------------------------------------------------------
-# The .h files of each library's folder, at the path they are included by
-# (#include <runtime_ext/core/device.h> -> include/runtime_ext/core/device.h). Test folders and
+# The .h files of each library's folder, under include/devplan/ at the path they are included by
+# (#include <runtime_ext/core/device.h> -> include/devplan/runtime_ext/core/device.h). Test folders and
 # folders of data (committed programs, corpora) are left out.
 function(devplan_install_headers target dir)
   if(NOT TARGET ${target})
     return()
   endif()
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir}
+    DESTINATION ${DEVPLAN_INSTALL_INCLUDEDIR}/${dir}
     FILES_MATCHING PATTERN "*.h"
     PATTERN test EXCLUDE
     PATTERN executorch EXCLUDE
@@ -95,7 +103,7 @@ if(TARGET devplan_schema)
   install(FILES
     ${PROJECT_BINARY_DIR}/runtime_ext/schema/generated/runtime_ext/schema/program_generated.h
     ${PROJECT_SOURCE_DIR}/runtime_ext/schema/program.fbs
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/runtime_ext/schema)
+    DESTINATION ${DEVPLAN_INSTALL_INCLUDEDIR}/runtime_ext/schema)
 endif()
 
 # --- The command-line tool ------------------------------------------------------------------------
@@ -128,7 +136,7 @@ configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/devplanConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cmake/devplanConfig.cmake
   INSTALL_DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR}
-  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
+  PATH_VARS DEVPLAN_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/cmake/devplanConfigVersion.cmake
   VERSION ${PROJECT_VERSION}
@@ -139,7 +147,7 @@ install(FILES
   DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR})
 
 # --- The install test -----------------------------------------------------------------------------
-if(DEVPLAN_BUILD_TESTS AND TARGET devplan_fixtures)
+if(PROJECT_IS_TOP_LEVEL AND DEVPLAN_BUILD_TESTS AND TARGET devplan_fixtures)
   add_test(NAME install_consumer
     COMMAND ${CMAKE_COMMAND}
             -DSOURCE=${PROJECT_SOURCE_DIR}/tests/consumer

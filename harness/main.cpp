@@ -1,10 +1,14 @@
-// devplan: the command-line harness. `devplan help` lists the commands.
+// devplan: the command-line harness. `devplan --help` lists the commands, `devplan --version`
+// prints the version.
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include <harness/cli/args.h>
+#include <CLI/CLI.hpp>
+
+#include <harness/cli/exit_codes.h>
 #include <harness/commands/command.h>
+#include <harness/report/json_document.h>
 
 namespace {
 
@@ -37,31 +41,44 @@ const Command kCommands[] = {
      "the main job: inspect, check, simulate and run programs, pictures, fuzz, summary"},
 };
 
-void print_help(std::ostream& out) {
-  out << "usage: devplan COMMAND [ARGS...]   (options may come before or after FILE)\n\n"
-         "commands:\n";
-  for (const Command& c : kCommands) out << "  " << c.name << "  " << c.summary << "\n";
-  out << "\nexit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
-         "found\n";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    print_help(std::cerr);
+  CLI::App app("devplan: hunts leaks and lifetime bugs in the path that places memory-planned "
+               "buffers of ExecuTorch programs on devices and allocates them.",
+               "devplan");
+  app.set_version_flag("--version", std::string("devplan ") + devplan::harness::devplan_version());
+  app.require_subcommand(1);
+  app.footer("`devplan COMMAND --help` shows a command's options.\n"
+             "exit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
+             "found");
+  std::vector<std::pair<CLI::App*, const Command*>> subcommands;
+  for (const Command& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    // The command parses its own words (and its own --help).
+    sub->prefix_command();
+    sub->set_help_flag();
+    subcommands.emplace_back(sub, &c);
+  }
+  CLI::App* help = app.add_subcommand("help", "show this help");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return devplan::cli::kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << app.version() << "\n";
+    return devplan::cli::kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "devplan: " << e.what() << "\n" << app.help();
     return devplan::cli::kExitUsage;
   }
-  const std::string name = argv[1];
-  if (name == "help" || name == "--help" || name == "-h") {
-    print_help(std::cout);
+  if (help->parsed()) {
+    std::cout << app.help();
     return devplan::cli::kExitOk;
   }
-  const Args args(argv + 2, argv + argc);
-  for (const Command& c : kCommands) {
-    if (name == c.name) return c.run(args, std::cout, std::cerr);
+  for (const auto& [sub, command] : subcommands) {
+    if (sub->parsed()) return command->run(sub->remaining(), std::cout, std::cerr);
   }
-  std::cerr << "devplan: unknown command '" << name << "'\n";
-  print_help(std::cerr);
-  return devplan::cli::kExitUsage;
+  return devplan::cli::kExitUsage;  // unreachable: require_subcommand(1)
 }

@@ -1,6 +1,7 @@
 // devplan check FILE.pte [--json]
-#include <harness/cli/args.h>
+#include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
 #include <harness/commands/plan_check.h>
 #include <harness/report/json_reports.h>
 #include <runtime_ext/program/program.h>
@@ -9,8 +10,6 @@
 
 namespace devplan::harness {
 namespace {
-
-constexpr const char* kUsage = "usage: devplan check FILE.pte [--json]";
 
 std::string ratio_text(uint64_t size, uint64_t lower_bound) {
   if (lower_bound == 0) return size == 0 ? "1.000" : "n/a";
@@ -25,8 +24,9 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
   for (const MethodCheck& m : checks) {
     out << "method " << m.name << ": " << m.num_steps << " steps\n";
     for (const BufferCheck& b : m.buffers) {
-      out << "  buffer " << b.index << ": " << b.size << " B on " << b.device.to_string()
-          << ", lower bound " << b.lower_bound << " B (size/bound " << ratio_text(b.size, b.lower_bound)
+      out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
+          << b.device.to_string() << ", lower bound " << cli::format_bytes(b.lower_bound)
+          << " (size/bound " << ratio_text(b.size, b.lower_bound)
           << "), " << b.planned_tensors << " planned tensors\n";
     }
     for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
@@ -58,14 +58,13 @@ Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
 }
 
 int check_command(const Args& args, std::ostream& out, std::ostream& err) {
-  Result<cli::ParsedArgs> parsed = cli::parse_args({{"json", cli::OptionKind::Flag}}, args);
-  if (!parsed.ok() || parsed->positionals.size() != 1) {
-    err << "devplan check: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  const std::string& file = parsed->positionals[0];
-  const bool json = parsed->has("json");
+  std::string file;
+  bool json = false;
+  std::unique_ptr<CLI::App> app =
+      cli::make_command_app("check", "Find planned tensors that share bytes while both are live, and tensors whose device does not match their buffer's.");
+  add_program_argument(*app, file);
+  add_json_flag(*app, json);
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   Result<std::vector<MethodCheck>> checks = check_program_file(file);
   if (!checks.ok()) {
     const Error error = checks.error().with_context(file);

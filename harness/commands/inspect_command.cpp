@@ -1,13 +1,12 @@
 // devplan inspect FILE [--json]
-#include <harness/cli/args.h>
+#include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
 #include <harness/commands/program_summary.h>
 #include <harness/report/json_reports.h>
 
 namespace devplan::harness {
 namespace {
-
-constexpr const char* kUsage = "usage: devplan inspect FILE [--json]";
 
 void print_values(std::ostream& out, const char* label, const std::vector<ValueSummary>& values) {
   out << "  " << label << ":";
@@ -40,9 +39,16 @@ void print_text(std::ostream& out, const std::string& file,
     out << "method " << m.name << ": " << m.num_values << " values, " << m.num_instructions
         << " instructions, " << m.buffers.size() << " planned buffers\n";
     for (const BufferSummary& b : m.buffers) {
-      out << "  buffer " << b.index << ": " << b.size << " B on " << b.device.to_string() << ", "
+      out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
+          << b.device.to_string() << ", "
           << b.planned_tensors << " planned tensors, max end " << b.max_end << "\n";
     }
+    const std::map<Device, uint64_t> peak = peak_device_bytes(m);
+    out << "  peak device bytes:" << (peak.empty() ? " none" : "");
+    for (const auto& [device, bytes] : peak) {
+      out << " " << device.to_string() << " " << cli::format_bytes(bytes);
+    }
+    out << "\n";
     print_list(out, "operators", m.operators);
     print_list(out, "delegates", m.delegates);
     print_values(out, "inputs", m.inputs);
@@ -54,15 +60,13 @@ void print_text(std::ostream& out, const std::string& file,
 }  // namespace
 
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err) {
-  Result<cli::ParsedArgs> parsed = cli::parse_args({{"json", cli::OptionKind::Flag}}, args);
-  if (!parsed.ok() || parsed->positionals.size() != 1) {
-    err << "devplan inspect: "
-        << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message()) << "\n"
-        << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  const std::string& file = parsed->positionals[0];
-  const bool json = parsed->has("json");
+  std::string file;
+  bool json = false;
+  std::unique_ptr<CLI::App> app =
+      cli::make_command_app("inspect", "Show a program's methods, planned buffers and their devices.");
+  add_program_argument(*app, file);
+  add_json_flag(*app, json);
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   Result<std::vector<MethodSummary>> methods = Error(ErrorCode::Internal, "");
   Result<std::vector<uint8_t>> bytes = read_file(file);
   if (bytes.ok()) {

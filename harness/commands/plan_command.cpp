@@ -1,9 +1,11 @@
 // devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
-#include <harness/cli/args.h>
+#include <harness/cli/byte_size.h>
+#include <harness/cli/exit_codes.h>
 #include <harness/commands/planner_command_args.h>
 #include <harness/commands/command.h>
 #include <harness/graph/graph_json.h>
-#include <harness/report/json_writer.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
 #include <runtime_ext/planning/memory_plan.h>
 #include <runtime_ext/planning/program_emitter.h>
 
@@ -12,20 +14,22 @@
 namespace devplan::harness {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best]\n"
-    "                   [--json]\n"
-    "  plans each method's tensors per device (CPU buffers first, then devices), inserts the\n"
-    "  host/device copies, writes the program and reports each buffer against its lower bound";
+constexpr const char* kDescription =
+    "Plan a graph (JSON) per device: plans each method's tensors per device (CPU buffers first, "
+    "then devices), inserts the host/device copies, writes the program and reports each buffer "
+    "against its lower bound.";
 
 double ratio(const PlannedBuffer& b) { return size_over_lower_bound(b.size, b.lower_bound); }
 
 }  // namespace
 
 int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const std::optional<PlannerCommandArgs> parsed =
-      parse_planner_command(args, "plan", "GRAPH.json", kUsage, err);
-  if (!parsed) return cli::kExitUsage;
+  PlannerCommandArgs command_line;
+  const PlannerCommandArgs* parsed = &command_line;
+  if (std::optional<int> done =
+          parse_planner_command(args, "plan", "GRAPH.json", kDescription, &command_line, out, err)) {
+    return *done;
+  }
   const std::string& file = parsed->input;
   const std::string& output = parsed->output;
   const bool json = parsed->json;
@@ -42,34 +46,30 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (!e.ok()) return fail(e);
 
   if (json) {
-    JsonWriter w;
-    w.begin_object();
-    w.key("graph").value(file).key("output").value(output);
-    w.key("algorithm").value(planner_algorithm_name(parsed->algorithm));
-    w.key("methods").begin_array();
+    Json doc = json_document();
+    doc["graph"] = file;
+    doc["output"] = output;
+    doc["algorithm"] = planner_algorithm_name(parsed->algorithm);
+    Json methods = Json::array();
     for (const MethodMemoryPlan& p : *plans) {
-      w.begin_object();
-      w.key("name").value(p.method());
-      w.key("h2d_copies").value(static_cast<uint64_t>(p.num_h2d_copies));
-      w.key("d2h_copies").value(static_cast<uint64_t>(p.num_d2h_copies));
-      w.key("buffers").begin_array();
+      Json buffers = Json::array();
       for (size_t b = 0; b < p.buffers.size(); ++b) {
         const PlannedBuffer& buf = p.buffers[b];
-        w.begin_object();
-        w.key("index").value(static_cast<uint64_t>(b));
-        w.key("device").value(buf.device.to_string());
-        w.key("size").value(buf.size);
-        w.key("lower_bound").value(buf.lower_bound);
-        w.key("ratio").value(ratio(buf));
-        w.key("algorithm").value(planner_algorithm_name(buf.algorithm));
-        w.key("tensors").value(static_cast<uint64_t>(buf.num_tensors));
-        w.end_object();
+        buffers.push_back({{"index", b},
+                           {"device", buf.device.to_string()},
+                           {"size", buf.size},
+                           {"lower_bound", buf.lower_bound},
+                           {"ratio", ratio(buf)},
+                           {"algorithm", planner_algorithm_name(buf.algorithm)},
+                           {"tensors", buf.num_tensors}});
       }
-      w.end_array();
-      w.end_object();
+      methods.push_back({{"name", p.method()},
+                         {"h2d_copies", p.num_h2d_copies},
+                         {"d2h_copies", p.num_d2h_copies},
+                         {"buffers", std::move(buffers)}});
     }
-    w.end_array().end_object();
-    out << w.str() << "\n";
+    doc["methods"] = std::move(methods);
+    out << write_json(doc) << "\n";
     return cli::kExitOk;
   }
   for (const MethodMemoryPlan& p : *plans) {
@@ -77,13 +77,12 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
         << p.num_d2h_copies << " d2h copies inserted\n";
     for (size_t b = 0; b < p.buffers.size(); ++b) {
       const PlannedBuffer& buf = p.buffers[b];
-      char line[200];
-      std::snprintf(line, sizeof(line),
-                    "  buffer %zu on %s: %llu B, lower bound %llu B, ratio %.4f (%s, %zu tensors)",
-                    b, buf.device.to_string().c_str(), static_cast<unsigned long long>(buf.size),
-                    static_cast<unsigned long long>(buf.lower_bound), ratio(buf),
+      char tail[96];
+      std::snprintf(tail, sizeof(tail), ", ratio %.4f (%s, %zu tensors)", ratio(buf),
                     planner_algorithm_name(buf.algorithm), buf.num_tensors);
-      out << line << "\n";
+      out << "  buffer " << b << " on " << buf.device.to_string() << ": "
+          << cli::format_bytes(buf.size) << ", lower bound " << cli::format_bytes(buf.lower_bound)
+          << tail << "\n";
     }
   }
   out << "wrote " << output << "\n";

@@ -1,34 +1,29 @@
 #include <harness/commands/planner_command_args.h>
 
-#include <harness/cli/args.h>
-#include <harness/report/json_writer.h>
+#include <harness/cli/command_line.h>
+#include <harness/cli/exit_codes.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
 
 namespace devplan::harness {
 
-std::optional<PlannerCommandArgs> parse_planner_command(const Args& args, const char* command,
-                                                        const char* input_name, const char* usage,
-                                                        std::ostream& err) {
-  const cli::ArgSpec spec = {{"output", cli::OptionKind::Single, 'o'},
-                             {"algorithm", cli::OptionKind::Single},
-                             {"json", cli::OptionKind::Flag}};
-  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
-  Result<PlannerAlgorithm> algorithm =
-      parsed.ok() ? parse_planner_algorithm(parsed->value("algorithm", "best"))
-                  : Result<PlannerAlgorithm>(parsed.error());
-  if (!algorithm.ok() || parsed->positionals.size() != 1 || !parsed->has("output")) {
-    err << "devplan " << command << ": "
-        << (!algorithm.ok() ? algorithm.error().message()
-            : parsed->positionals.size() != 1 ? std::string("expected exactly one ") + input_name
-                                              : std::string("-o OUT.pte is required"))
-        << "\n" << usage << "\n";
-    return std::nullopt;
-  }
-  PlannerCommandArgs out;
-  out.input = parsed->positionals[0];
-  out.output = parsed->value("output");
-  out.algorithm = *algorithm;
-  out.json = parsed->has("json");
-  return out;
+std::optional<int> parse_planner_command(const Args& args, const char* command,
+                                         const char* input_name, const char* description,
+                                         PlannerCommandArgs* parsed, std::ostream& out,
+                                         std::ostream& err) {
+  std::unique_ptr<CLI::App> app = cli::make_command_app(command, description);
+  app->add_option(input_name, parsed->input, "the input")->required();
+  app->add_option("-o,--output", parsed->output, "the program to write")
+      ->type_name("OUT.pte")
+      ->required();
+  app->add_option_function<std::string>(
+         "--algorithm",
+         [parsed](const std::string& name) { parsed->algorithm = *parse_planner_algorithm(name); },
+         "the offset planner (default best: the smallest of all)")
+      ->type_name("naive|greedy|greedy_breadth|search|best")
+      ->check(cli::checked_by(&parse_planner_algorithm));
+  app->add_flag("--json", parsed->json, "print one JSON document instead of text");
+  return cli::parse_command_line(*app, args, out, err);
 }
 
 double size_over_lower_bound(uint64_t size, uint64_t lower_bound) {
@@ -39,11 +34,9 @@ double size_over_lower_bound(uint64_t size, uint64_t lower_bound) {
 int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,
                          std::ostream& err) {
   if (json) {
-    JsonWriter w;
-    w.begin_object().key("error").begin_object();
-    w.key("code").value(error_code_name(error.code())).key("message").value(error.message());
-    w.end_object().end_object();
-    out << w.str() << "\n";
+    Json doc = json_document();
+    doc["error"] = {{"code", error_code_name(error.code())}, {"message", error.message()}};
+    out << write_json(doc) << "\n";
   } else {
     err << "devplan " << command << ": " << error.to_string() << "\n";
   }

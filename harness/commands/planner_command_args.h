@@ -18,11 +18,13 @@ struct PlannerCommandArgs {
   bool json = false;
 };
 
-// Parses `args` for `command` ("plan"); on a usage error prints it, naming `input_name`
-// ("GRAPH.json"), with `usage`, to `err` and returns nullopt (exit 2).
-std::optional<PlannerCommandArgs> parse_planner_command(const Args& args, const char* command,
-                                                        const char* input_name, const char* usage,
-                                                        std::ostream& err);
+// Parses `args` for `command` ("plan") into `parsed`. Nullopt when the command should go on;
+// otherwise the exit code (0 after --help, 2 after a usage error printed on `err`). The input
+// positional is named `input_name` ("GRAPH.json") in help and errors.
+std::optional<int> parse_planner_command(const Args& args, const char* command,
+                                         const char* input_name, const char* description,
+                                         PlannerCommandArgs* parsed, std::ostream& out,
+                                         std::ostream& err);
 
 // size / lower_bound: how far a planned buffer is above the bound (1 for two empty ones, 0 for
 // a buffer with no bound).

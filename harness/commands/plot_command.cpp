@@ -1,6 +1,7 @@
-// devplan plot FILE.pte [--method NAME]... [-o OUT.svg] [--html]
-#include <harness/cli/args.h>
+// devplan plot FILE.pte [--method NAME]... [-o OUT.svg] [--html] [--trace OUT.json]
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
+#include <harness/report/chrome_trace.h>
 #include <harness/commands/plan_check.h>
 #include <harness/report/plan_svg.h>
 #include <runtime_ext/program/program.h>
@@ -8,18 +9,10 @@
 namespace devplan::harness {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: devplan plot FILE.pte [--method NAME]... [-o OUT.svg] [--html]\n"
-    "  writes the memory-plan picture (SVG, or one HTML page with every method) to OUT, or to\n"
-    "  standard output without -o";
-
-}  // namespace
-
-Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,
-                                 bool html) {
-  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
-  DEVPLAN_ASSIGN_OR_RETURN(Program program,
-                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+// The selected methods of `program` (every method when `methods` is empty) with their checks.
+// NotFound naming an unknown method.
+Result<std::vector<PlotMethod>> plot_methods(const Program& program,
+                                             const std::vector<std::string>& methods) {
   std::vector<PlotMethod> plots;
   for (size_t i = 0; i < program.num_methods(); ++i) {
     DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
@@ -32,35 +25,75 @@ Result<std::string> plot_program(const std::string& file, const std::vector<std:
       return Error(ErrorCode::NotFound, "the program has no method '" + m + "'");
     }
   }
-  return html ? plan_html(file, plots) : plan_svg(file, plots);
+  return plots;
+}
+
+struct PlotPictures {
+  std::string picture;  // SVG or HTML
+  std::string trace;    // Chrome trace-event JSON
+};
+
+Result<PlotPictures> draw_program(const std::string& file, const std::vector<std::string>& methods,
+                                  bool html) {
+  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
+  DEVPLAN_ASSIGN_OR_RETURN(Program program,
+                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  DEVPLAN_ASSIGN_OR_RETURN(std::vector<PlotMethod> plots, plot_methods(program, methods));
+  PlotPictures pictures;
+  pictures.picture = html ? plan_html(file, plots) : plan_svg(file, plots);
+  pictures.trace = plan_trace(file, plots);
+  return pictures;
+}
+
+}  // namespace
+
+Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,
+                                 bool html) {
+  DEVPLAN_ASSIGN_OR_RETURN(PlotPictures pictures, draw_program(file, methods, html));
+  return std::move(pictures.picture);
 }
 
 int plot_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const cli::ArgSpec spec = {{"method", cli::OptionKind::Repeated},
-                             {"output", cli::OptionKind::Single, 'o'},
-                             {"html", cli::OptionKind::Flag}};
-  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
-  if (!parsed.ok() || parsed->positionals.size() != 1) {
-    err << "devplan plot: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
+  std::string file, output, trace;
+  std::vector<std::string> methods;
+  bool html = false;
+  std::unique_ptr<CLI::App> app = cli::make_command_app(
+      "plot",
+      "Draw the memory plan: one rectangle per planned tensor, lifetime by bytes. Writes SVG (or "
+      "one HTML page with every method) to OUT, or to standard output without -o.");
+  add_program_argument(*app, file);
+  cli::add_repeated_option(*app, "--method", methods, "draw only this method (repeatable)");
+  app->add_option("-o,--output", output, "write the picture here")->type_name("OUT.svg");
+  app->add_flag("--html", html, "one HTML page with every method instead of SVG");
+  app->add_option("--trace", trace,
+                  "also write the tensor lifetimes per buffer as Chrome trace-event JSON "
+                  "(Perfetto, chrome://tracing)")
+      ->type_name("OUT.json");
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  Result<PlotPictures> pictures = draw_program(file, methods, html);
+  if (!pictures.ok()) {
+    err << "devplan plot: " << pictures.error().with_context(file).to_string() << "\n";
+    return pictures.code() == ErrorCode::NotFound ? cli::kExitUsage : cli::kExitError;
   }
-  const std::string& file = parsed->positionals[0];
-  Result<std::string> picture = plot_program(file, parsed->values("method"), parsed->has("html"));
-  if (!picture.ok()) {
-    err << "devplan plot: " << picture.error().with_context(file).to_string() << "\n";
-    return picture.code() == ErrorCode::NotFound ? cli::kExitUsage : cli::kExitError;
+  if (!trace.empty()) {
+    Error e = write_file(trace, pictures->trace);
+    if (!e.ok()) {
+      err << "devplan plot: " << e.to_string() << "\n";
+      return cli::kExitError;
+    }
   }
-  if (!parsed->has("output")) {
-    out << *picture;
+  if (output.empty()) {
+    if (trace.empty()) out << pictures->picture;
+    else out << "wrote " << trace << "\n";
     return cli::kExitOk;
   }
-  Error e = write_file(parsed->value("output"), *picture);
+  Error e = write_file(output, pictures->picture);
   if (!e.ok()) {
     err << "devplan plot: " << e.to_string() << "\n";
     return cli::kExitError;
   }
-  out << "wrote " << parsed->value("output") << "\n";
+  out << "wrote " << output << "\n";
+  if (!trace.empty()) out << "wrote " << trace << "\n";
   return cli::kExitOk;
 }
 

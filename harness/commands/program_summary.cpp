@@ -90,4 +90,12 @@ std::string describe_value(const ValueSummary& value) {
   return text + "] on " + value.device.to_string() + " (" + std::to_string(value.nbytes) + " B)";
 }
 
+std::map<Device, uint64_t> peak_device_bytes(const MethodSummary& method) {
+  std::map<Device, uint64_t> bytes;
+  for (const BufferSummary& b : method.buffers) {
+    if (!b.device.is_cpu()) bytes[b.device] += b.size;
+  }
+  return bytes;
+}
+
 }  // namespace devplan::harness

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct MethodSummary {
   // Tensors whose data is in a separate .ptd file (location EXTERNAL), in value order.
   std::vector<ValueSummary> external;
 };
+
+// The device memory a method holds while it is loaded, per device: its planned buffers on that
+// device, summed (every device but the CPU; a method without device buffers gives none). The
+// loader allocates them all at load_method and frees them at unload, so this is the peak.
+std::map<Device, uint64_t> peak_device_bytes(const MethodSummary& method);
 
 // Summaries of every method, or the first method's validation error (naming the method).
 Result<std::vector<MethodSummary>> summarize_program(const Program& program);

@@ -1,34 +1,45 @@
 #include <harness/commands/command.h>
 
-#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include <fstream>
-#include <iterator>
+#include <cerrno>
+#include <system_error>
+
+#include <runtime_ext/program/file_data_loader.h>
 
 namespace devplan::harness {
 
 Result<std::vector<uint8_t>> read_file(const std::string& path) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    return Error(ErrorCode::AccessFailed, "cannot read '" + path + "': it is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(ErrorCode::AccessFailed, "cannot open '" + path + "'");
-  try {
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error(ErrorCode::AccessFailed, "cannot read '" + path + "'");
-    return bytes;
-  } catch (const std::ios_base::failure& e) {  // libstdc++ throws from a failed read()
-    return Error(ErrorCode::AccessFailed, "cannot read '" + path + "': " + e.what());
-  }
+  // The runtime's own loader: it rejects directories, FIFOs and devices with the reason.
+  DEVPLAN_ASSIGN_OR_RETURN(FileDataLoader loader, FileDataLoader::open(path));
+  DEVPLAN_ASSIGN_OR_RETURN(size_t size, loader.size());
+  std::vector<uint8_t> bytes(size);
+  if (size > 0) DEVPLAN_RETURN_IF_ERROR(loader.load_into(0, size, bytes.data()));
+  return bytes;
 }
 
 Error write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error(ErrorCode::AccessFailed, "cannot write '" + path + "'");
-  out << text;
-  out.close();
-  if (!out) return Error(ErrorCode::AccessFailed, "cannot write '" + path + "'");
+  auto failed = [&path](int err) {
+    return Error(ErrorCode::AccessFailed,
+                 "cannot write '" + path + "': " + std::generic_category().message(err));
+  };
+  // O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of hanging.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) return failed(errno);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // blocking writes from here
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return failed(err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) return failed(errno);
   return Error::success();
 }
 

@@ -1,20 +1,21 @@
 // devplan replan IN.pte -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
 #include <cstdio>
 
-#include <harness/cli/args.h>
+#include <harness/cli/byte_size.h>
+#include <harness/cli/exit_codes.h>
 #include <harness/commands/command.h>
 #include <harness/commands/planner_command_args.h>
 #include <harness/commands/replan.h>
-#include <harness/report/json_writer.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
 
 namespace devplan::harness {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: devplan replan IN.pte -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best]\n"
-    "                      [--json]\n"
-    "  re-plans every planned buffer (views, mutable buffers and input/output lifetimes kept);\n"
-    "  a buffer whose new plan would not be smaller keeps its layout";
+constexpr const char* kDescription =
+    "Re-plan an existing program's buffers with devplan's planners and write it: every planned "
+    "buffer is re-planned (views, mutable buffers and input/output lifetimes kept); a buffer "
+    "whose new plan would not be smaller keeps its layout.";
 
 // Percent of the old size saved.
 double saving(const ReplanBuffer& b) {
@@ -26,9 +27,12 @@ double saving(const ReplanBuffer& b) {
 }  // namespace
 
 int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const std::optional<PlannerCommandArgs> parsed =
-      parse_planner_command(args, "replan", "IN.pte", kUsage, err);
-  if (!parsed) return cli::kExitUsage;
+  PlannerCommandArgs command_line;
+  const PlannerCommandArgs* parsed = &command_line;
+  if (std::optional<int> done =
+          parse_planner_command(args, "replan", "IN.pte", kDescription, &command_line, out, err)) {
+    return *done;
+  }
   const std::string& file = parsed->input;
   const std::string& output = parsed->output;
   const bool json = parsed->json;
@@ -41,45 +45,38 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (!e.ok()) return fail(e);
 
   if (json) {
-    JsonWriter w;
-    w.begin_object();
-    w.key("input").value(file).key("output").value(output);
-    w.key("algorithm").value(planner_algorithm_name(parsed->algorithm));
-    w.key("methods").begin_array();
+    Json doc = json_document();
+    doc["input"] = file;
+    doc["output"] = output;
+    doc["algorithm"] = planner_algorithm_name(parsed->algorithm);
+    Json methods = Json::array();
     for (const ReplanMethod& m : result->methods) {
-      w.begin_object();
-      w.key("name").value(m.name);
-      w.key("buffers").begin_array();
+      Json buffers = Json::array();
       for (const ReplanBuffer& b : m.buffers) {
-        w.begin_object();
-        w.key("index").value(static_cast<uint64_t>(b.index));
-        w.key("device").value(b.device.to_string());
-        w.key("old_size").value(b.old_size);
-        w.key("new_size").value(b.new_size);
-        w.key("lower_bound").value(b.lower_bound);
-        w.key("saving_percent").value(saving(b));
-        w.key("kept").value(b.kept);
-        w.end_object();
+        buffers.push_back({{"index", b.index},
+                           {"device", b.device.to_string()},
+                           {"old_size", b.old_size},
+                           {"new_size", b.new_size},
+                           {"lower_bound", b.lower_bound},
+                           {"saving_percent", saving(b)},
+                           {"kept", b.kept}});
       }
-      w.end_array();
-      w.end_object();
+      methods.push_back({{"name", m.name}, {"buffers", std::move(buffers)}});
     }
-    w.end_array().end_object();
-    out << w.str() << "\n";
+    doc["methods"] = std::move(methods);
+    out << write_json(doc) << "\n";
     return cli::kExitOk;
   }
   for (const ReplanMethod& m : result->methods) {
     out << "method " << m.name << ":\n";
     for (const ReplanBuffer& b : m.buffers) {
-      char line[256];
-      std::snprintf(line, sizeof(line),
-                    "  buffer %zu on %s: %llu B -> %llu B (lower bound %llu B, %.4f of it), "
-                    "saving %.1f%%%s",
-                    b.index, b.device.to_string().c_str(), static_cast<unsigned long long>(b.old_size),
-                    static_cast<unsigned long long>(b.new_size),
-                    static_cast<unsigned long long>(b.lower_bound), size_over_lower_bound(b.new_size, b.lower_bound), saving(b),
+      char tail[128];
+      std::snprintf(tail, sizeof(tail), ", %.4f of it), saving %.1f%%%s",
+                    size_over_lower_bound(b.new_size, b.lower_bound), saving(b),
                     b.kept ? " (kept: ours would not be smaller)" : "");
-      out << line << "\n";
+      out << "  buffer " << b.index << " on " << b.device.to_string() << ": "
+          << cli::format_bytes(b.old_size) << " -> " << cli::format_bytes(b.new_size)
+          << " (lower bound " << cli::format_bytes(b.lower_bound) << tail << "\n";
     }
   }
   out << "wrote " << output << "\n";

@@ -1,8 +1,12 @@
-// devplan report [--out DIR] [--fuzz-cases N] [--seed S] [--runtime devplan|executorch] FILE...
+// devplan report [--out DIR] [--fuzz-cases N] [--seed S] [--runtime devplan|executorch]
+//                [--json] [--junit OUT.xml] FILE...
 // The harness's main job: inspect, check, simulate and run every program, draw its pictures,
-// run a short fuzz campaign, and print one summary table.
-#include <harness/cli/args.h>
+// run a short fuzz campaign, and print one summary table (or one JSON document).
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
+#include <harness/report/junit.h>
 #include <harness/commands/plan_check.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/run_report.h>
@@ -10,25 +14,18 @@
 #include <harness/fuzz/fuzz_campaign.h>
 #include <harness/report/timeline_svg.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
+#include <filesystem>
 #include <map>
-#include <sys/stat.h>
+#include <system_error>
 
 namespace devplan::harness {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: devplan report [--out DIR] [--fuzz-cases N] [--seed S] [--runtime devplan|executorch]\n"
-    "                      FILE...\n"
-    "  inspects, checks, simulates and runs each program, writes DIR/<program>.svg (memory\n"
-    "  plan) and DIR/<program>-timeline.svg (device bytes over the allocations), runs a fuzz\n"
-    "  campaign of N cases (default 2000; 0 skips it) and prints a summary table. With\n"
-    "  --runtime executorch, ExecuTorch's runtime simulates and runs each program (in a child\n"
-    "  process, so an abort is a finding) and the fuzz campaign is differential";
 
 struct ProgramRow {
   std::string name;
@@ -79,46 +76,42 @@ std::string base_name(const std::string& path) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
-// One row as "key\tvalue" lines, to come back from a child process.
-std::string encode_row(const ProgramRow& r) {
-  std::string text = "name\t" + r.name + "\nerror\t" + r.error + "\nrun_error\t" + r.run_error + "\n";
-  text += "counts\t" + std::to_string(r.methods) + " " + std::to_string(r.allocations) + " " +
-          std::to_string(r.leaks) + " " + std::to_string(r.misuse) + " " +
-          std::to_string(r.overlaps) + " " + std::to_string(r.methods_run) + "\n";
-  for (const auto& [device, n] : r.buffers_per_device) {
-    text += "buffers\t" + device + " " + std::to_string(n) + "\n";
-  }
-  for (const std::string& line : r.not_run) text += "not_run\t" + line + "\n";
-  for (const std::string& line : r.write_errors) text += "write_error\t" + line + "\n";
-  return text;
+// One row as JSON: the report's --json entry, and how a row comes back from a child process.
+Json row_json(const ProgramRow& r) {
+  Json j;
+  j["name"] = r.name;
+  if (!r.error.empty()) j["error"] = r.error;
+  j["methods"] = r.methods;
+  Json devices = Json::object();
+  for (const auto& [device, n] : r.buffers_per_device) devices[device] = n;
+  j["buffers_per_device"] = std::move(devices);
+  j["allocations"] = r.allocations;
+  j["leaks"] = r.leaks;
+  j["misuse"] = r.misuse;
+  j["overlaps"] = r.overlaps;
+  j["methods_run"] = r.methods_run;
+  if (!r.run_error.empty()) j["run_error"] = r.run_error;
+  j["not_run"] = r.not_run;
+  j["write_errors"] = r.write_errors;
+  return j;
 }
 
-ProgramRow decode_row(const std::string& text) {
+ProgramRow row_from_json(const Json& j) {
   ProgramRow r;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    start = end + 1;
-    const size_t tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    const std::string key = line.substr(0, tab);
-    const std::string value = line.substr(tab + 1);
-    if (key == "name") r.name = value;
-    if (key == "error") r.error = value;
-    if (key == "run_error") r.run_error = value;
-    if (key == "not_run") r.not_run.push_back(value);
-    if (key == "write_error") r.write_errors.push_back(value);
-    if (key == "counts") {
-      std::sscanf(value.c_str(), "%zu %zu %zu %zu %zu %zu", &r.methods, &r.allocations, &r.leaks,
-                  &r.misuse, &r.overlaps, &r.methods_run);
-    }
-    if (key == "buffers") {
-      const size_t space = value.rfind(' ');
-      r.buffers_per_device[value.substr(0, space)] = std::stoul(value.substr(space + 1));
-    }
+  r.name = j.value("name", "");
+  r.error = j.value("error", "");
+  r.methods = j.value("methods", size_t{0});
+  for (const auto& [device, n] : j.at("buffers_per_device").items()) {
+    r.buffers_per_device[device] = n.get<size_t>();
   }
+  r.allocations = j.value("allocations", size_t{0});
+  r.leaks = j.value("leaks", size_t{0});
+  r.misuse = j.value("misuse", size_t{0});
+  r.overlaps = j.value("overlaps", size_t{0});
+  r.methods_run = j.value("methods_run", size_t{0});
+  r.run_error = j.value("run_error", "");
+  r.not_run = j.at("not_run").get<std::vector<std::string>>();
+  r.write_errors = j.at("write_errors").get<std::vector<std::string>>();
   return r;
 }
 
@@ -131,7 +124,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
   Result<std::vector<MethodSummary>> summary =
       program.ok() ? summarize_program(*program) : Result<std::vector<MethodSummary>>(program.error());
   if (!summary.ok()) {
-    row.error = summary.error().to_string();
+    row.error = summary.error().with_context(file).to_string();
     return row;
   }
   row.methods = summary->size();
@@ -184,12 +177,18 @@ ProgramRow report_program_isolated(const std::string& file, const std::string& o
                                    RuntimeKind runtime, std::ostream& err) {
   if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime);
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = encode_row(report_program(file, out_dir, runtime));
+    *out = write_json(row_json(report_program(file, out_dir, runtime)));
     std::cerr.flush();
     return 0;
   });
   err << child.err;
-  if (child.started && !child.signaled() && child.exit_code == 0) return decode_row(child.out);
+  if (child.started && !child.signaled() && child.exit_code == 0) {
+    Result<Json> row = parse_json(child.out);
+    try {
+      if (row.ok()) return row_from_json(*row);
+    } catch (const Json::exception&) {  // a child that printed something else: an error below
+    }
+  }
   ProgramRow row;
   row.name = base_name(file);
   row.error = "ExecuTorch aborted: " + child.describe();
@@ -205,68 +204,83 @@ std::string devices_text(const std::map<std::string, size_t>& per_device) {
   return text.empty() ? "-" : text;
 }
 
-}  // namespace
 
-int report_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const cli::ArgSpec spec = {{"out", cli::OptionKind::Single},
-                             {"fuzz-cases", cli::OptionKind::Single},
-                             {"seed", cli::OptionKind::Single},
-                             {"runtime", cli::OptionKind::Single}};
-  Result<cli::ParsedArgs> parsed = cli::parse_args(spec, args);
-  if (!parsed.ok() || parsed->positionals.empty()) {
-    err << "devplan report: " << (parsed.ok() ? "expected at least one FILE" : parsed.error().message())
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
+// What `devplan report` was asked to do.
+struct ReportCommandLine {
+  std::vector<std::string> files;
+  std::string out_dir = "build/report";
   CampaignOptions fuzz;
-  fuzz.max_cases = 2000;
-  fuzz.scenario.max_buffer_bytes = 64 * 1024;
-  if (parsed->has("fuzz-cases")) {
-    Result<uint64_t> n = cli::parse_uint_option("fuzz-cases", parsed->value("fuzz-cases"));
-    if (!n.ok()) {
-      err << "devplan report: " << n.error().message() << "\n" << kUsage << "\n";
-      return cli::kExitUsage;
-    }
-    fuzz.max_cases = *n;
-  }
-  if (parsed->has("seed")) {
-    Result<uint64_t> seed = cli::parse_uint_option("seed", parsed->value("seed"));
-    if (!seed.ok()) {
-      err << "devplan report: " << seed.error().message() << "\n" << kUsage << "\n";
-      return cli::kExitUsage;
-    }
-    fuzz.seed = *seed;
-  }
-  Result<RuntimeKind> runtime = parse_runtime_kind(parsed->value("runtime", "devplan"));
-  if (!runtime.ok()) {
-    err << "devplan report: " << runtime.error().message() << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  if (*runtime == RuntimeKind::Executorch && !executorch_available()) {
-    err << "devplan report: --runtime executorch: " << executorch_unavailable_reason() << "\n";
-    return cli::kExitError;
-  }
-  fuzz.checks.differential = *runtime == RuntimeKind::Executorch;
-  const std::string out_dir = parsed->value("out", "build/report");
-  ::mkdir(out_dir.c_str(), 0755);
+  RuntimeKind runtime = RuntimeKind::Devplan;
+  bool json = false;
+  std::string junit;
+};
 
+std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
+  auto app = cli::make_command_app(
+      "report",
+      "The main job: inspect, check, simulate and run each program, write DIR/<program>.svg "
+      "(memory plan) and DIR/<program>-timeline.svg (device bytes over the allocations), run a "
+      "fuzz campaign and print a summary table. With --runtime executorch, ExecuTorch's runtime "
+      "simulates and runs each program (in a child process, so an abort is a finding) and the "
+      "fuzz campaign is differential.");
+  c.fuzz.max_cases = 2000;
+  c.fuzz.scenario.max_buffer_bytes = 64 * 1024;
+  app->add_option("FILE", c.files, "the programs (.pte)")->required();
+  app->add_option("--out", c.out_dir, "where the pictures go (created; default build/report)")
+      ->type_name("DIR");
+  app->add_option("--fuzz-cases", c.fuzz.max_cases, "fuzz cases to run (default 2000; 0 skips)")
+      ->type_name("N");
+  app->add_option("--seed", c.fuzz.seed, "the fuzz campaign's seed")->type_name("S");
+  add_runtime_option(*app, c.runtime);
+  add_json_flag(*app, c.json);
+  app->add_option("--junit", c.junit, "also write JUnit XML: one case per program, one for fuzz")
+      ->type_name("OUT.xml");
+  return app;
+}
+
+// Everything a report says, computed once and then printed as text, JSON or JUnit.
+struct ReportOutcome {
   std::vector<ProgramRow> rows;
-  for (const std::string& file : parsed->positionals) {
-    rows.push_back(report_program_isolated(file, out_dir, *runtime, err));
-  }
   CampaignResult campaign;
-  if (fuzz.max_cases > 0) campaign = run_campaign(fuzz, {});
+  size_t findings = 0;          // program findings plus a failed fuzz case
+  size_t program_findings = 0;  // leaks, misuse and overlaps in the programs
+  size_t errors = 0;
+  size_t total_allocations = 0;
+  double seconds = 0;
+  const char* result() const { return findings > 0 ? "FINDINGS" : errors > 0 ? "ERRORS" : "ok"; }
+  int exit_code() const {
+    return findings > 0 ? cli::kExitFinding : errors > 0 ? cli::kExitError : cli::kExitOk;
+  }
+};
 
+std::string replay_command(const ReportCommandLine& c, const CampaignResult& campaign) {
+  return "devplan fuzz --seed " + std::to_string(c.fuzz.seed) + " --case " +
+         std::to_string(campaign.failure->case_index) +
+         (c.fuzz.checks.differential ? " --differential" : "");
+}
+
+// Why a row is a failure, one line each; empty for a clean row.
+std::string row_failure(const ProgramRow& r) {
+  std::string text;
+  auto add = [&text](const std::string& line) { text += line + "\n"; };
+  if (!r.error.empty()) add(r.error);
+  if (r.leaks > 0) add(std::to_string(r.leaks) + " leaks");
+  if (r.misuse > 0) add(std::to_string(r.misuse) + " misuse");
+  if (r.overlaps > 0) add(std::to_string(r.overlaps) + " overlaps");
+  if (!r.run_error.empty()) add("run: " + r.run_error);
+  for (const std::string& line : r.write_errors) add("cannot write: " + line);
+  return text;
+}
+
+void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutcome& o) {
   char line[256];
-  out << "runtime: " << runtime_name(*runtime) << "\n";
+  out << "runtime: " << runtime_name(c.runtime) << "\n";
   std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s", "program", "methods",
                 "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run");
   out << line << "\n";
-  size_t findings = 0, errors = 0, total_allocations = 0;
-  for (const ProgramRow& r : rows) {
+  for (const ProgramRow& r : o.rows) {
     if (!r.error.empty()) {
       out << r.name << ": " << r.error << "\n";
-      ++errors;
       continue;
     }
     const std::string run = std::to_string(r.methods_run) + "/" + std::to_string(r.methods);
@@ -275,31 +289,120 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
                   r.misuse, r.overlaps, run.c_str());
     out << line << "\n";
     if (!r.run_error.empty()) out << "  run: " << r.run_error << "\n";
-    for (const std::string& line : r.not_run) out << "  not run: " << line << "\n";
-    for (const std::string& line : r.write_errors) out << "  cannot write: " << line << "\n";
-    findings += r.leaks + r.misuse + r.overlaps;
-    errors += (r.run_error.empty() ? 0 : 1) + r.write_errors.size();
-    total_allocations += r.allocations;
+    for (const std::string& text : r.not_run) out << "  not run: " << text << "\n";
+    for (const std::string& text : r.write_errors) out << "  cannot write: " << text << "\n";
   }
-  out << rows.size() << " programs, " << total_allocations << " device allocations, all freed: "
-      << (findings == 0 ? "yes" : "NO") << "\n";
-  if (fuzz.max_cases > 0) {
+  out << o.rows.size() << " programs, " << o.total_allocations
+      << " device allocations, all freed: " << (o.program_findings == 0 ? "yes" : "NO") << "\n";
+  if (c.fuzz.max_cases > 0) {
     std::snprintf(line, sizeof(line), "fuzz: %llu cases in %.1f s, %d failures (seed %llu)%s",
-                  static_cast<unsigned long long>(campaign.cases), campaign.seconds,
-                  campaign.failure ? 1 : 0, static_cast<unsigned long long>(fuzz.seed),
-                  fuzz.checks.differential ? ", differential against ExecuTorch" : "");
+                  static_cast<unsigned long long>(o.campaign.cases), o.campaign.seconds,
+                  o.campaign.failure ? 1 : 0, static_cast<unsigned long long>(c.fuzz.seed),
+                  c.fuzz.checks.differential ? ", differential against ExecuTorch" : "");
     out << line << "\n";
-    if (campaign.failure) {
-      out << "  " << campaign.failure->finding.check << ": " << campaign.failure->finding.message
-          << "\n  replay: devplan fuzz --seed " << fuzz.seed << " --case "
-          << campaign.failure->case_index << (fuzz.checks.differential ? " --differential" : "")
+    if (o.campaign.failure) {
+      out << "  " << o.campaign.failure->finding.check << ": "
+          << o.campaign.failure->finding.message << "\n  replay: " << replay_command(c, o.campaign)
           << "\n";
-      ++findings;
     }
   }
-  out << "pictures: " << out_dir << "/<program>.svg and " << out_dir << "/<program>-timeline.svg\n";
-  out << "result: " << (findings > 0 ? "FINDINGS" : errors > 0 ? "ERRORS" : "ok") << "\n";
-  return findings > 0 ? cli::kExitFinding : errors > 0 ? cli::kExitError : cli::kExitOk;
+  out << "pictures: " << c.out_dir << "/<program>.svg and " << c.out_dir
+      << "/<program>-timeline.svg\n";
+  out << "result: " << o.result() << "\n";
+}
+
+std::string report_json(const ReportCommandLine& c, const ReportOutcome& o) {
+  Json doc = json_document();
+  doc["runtime"] = runtime_name(c.runtime);
+  doc["result"] = o.result();
+  Json programs = Json::array();
+  for (const ProgramRow& r : o.rows) programs.push_back(row_json(r));
+  doc["programs"] = std::move(programs);
+  doc["device_allocations"] = o.total_allocations;
+  doc["all_freed"] = o.program_findings == 0;
+  if (c.fuzz.max_cases > 0) {
+    Json fuzz;
+    fuzz["cases"] = o.campaign.cases;
+    fuzz["seconds"] = o.campaign.seconds;
+    fuzz["seed"] = c.fuzz.seed;
+    fuzz["differential"] = c.fuzz.checks.differential;
+    fuzz["failures"] = o.campaign.failure ? 1 : 0;
+    if (o.campaign.failure) {
+      fuzz["failure"] = {{"check", o.campaign.failure->finding.check},
+                         {"message", o.campaign.failure->finding.message},
+                         {"case", o.campaign.failure->case_index},
+                         {"replay", replay_command(c, o.campaign)}};
+    }
+    doc["fuzz"] = std::move(fuzz);
+  } else {
+    doc["fuzz"] = nullptr;
+  }
+  doc["pictures"] = c.out_dir;
+  return write_json(doc);
+}
+
+std::string report_junit(const ReportCommandLine& c, const ReportOutcome& o) {
+  std::vector<JunitCase> cases;
+  for (const ProgramRow& r : o.rows) cases.push_back({"devplan report", r.name, row_failure(r), 0});
+  if (c.fuzz.max_cases > 0) {
+    std::string failure;
+    if (o.campaign.failure) {
+      failure = o.campaign.failure->finding.check + ": " + o.campaign.failure->finding.message +
+                "\nreplay: " + replay_command(c, o.campaign);
+    }
+    cases.push_back({"devplan report", "fuzz campaign", failure, o.campaign.seconds});
+  }
+  return junit_xml("devplan report", cases, o.seconds);
+}
+
+}  // namespace
+
+int report_command(const Args& args, std::ostream& out, std::ostream& err) {
+  ReportCommandLine c;
+  std::unique_ptr<CLI::App> app = report_app(c);
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  if (c.runtime == RuntimeKind::Executorch && !executorch_available()) {
+    err << "devplan report: --runtime executorch: " << executorch_unavailable_reason() << "\n";
+    return cli::kExitError;
+  }
+  c.fuzz.checks.differential = c.runtime == RuntimeKind::Executorch;
+  std::error_code ec;
+  std::filesystem::create_directories(c.out_dir, ec);
+  if (ec || !std::filesystem::is_directory(c.out_dir)) {
+    err << "devplan report: cannot create '" << c.out_dir
+        << "': " << (ec ? ec.message() : "it exists and is not a directory") << "\n";
+    return cli::kExitError;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ReportOutcome o;
+  for (const std::string& file : c.files) {
+    o.rows.push_back(report_program_isolated(file, c.out_dir, c.runtime, err));
+  }
+  if (c.fuzz.max_cases > 0) o.campaign = run_campaign(c.fuzz, {});
+  for (const ProgramRow& r : o.rows) {
+    if (!r.error.empty()) {
+      ++o.errors;
+      continue;
+    }
+    o.program_findings += r.leaks + r.misuse + r.overlaps;
+    o.errors += (r.run_error.empty() ? 0 : 1) + r.write_errors.size();
+    o.total_allocations += r.allocations;
+  }
+  o.findings = o.program_findings + (o.campaign.failure ? 1 : 0);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!c.junit.empty()) {
+    Error e = write_file(c.junit, report_junit(c, o));
+    if (!e.ok()) {
+      err << "devplan report: " << e.to_string() << "\n";
+      return cli::kExitError;
+    }
+  }
+  if (c.json) {
+    out << report_json(c, o) << "\n";
+  } else {
+    print_text(out, c, o);
+  }
+  return o.exit_code();
 }
 
 }  // namespace devplan::harness

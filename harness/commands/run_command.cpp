@@ -1,6 +1,6 @@
 // devplan run FILE [--method NAME] [--input VALUES]... [--json]
-#include <harness/cli/args.h>
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
 #include <harness/commands/device_environment.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/tensor_values.h>
@@ -17,19 +17,31 @@
 namespace devplan::harness {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: devplan run FILE [--method NAME] [--input VALUES]... [--device simulated|cuda]\n"
-    "                   [--runtime devplan|executorch] [--json]\n"
-    "  --input is given once per method input, in order: comma-separated numbers in row-major\n"
-    "  order, or one number that fills the whole tensor; inputs not given are ones.";
-
-const cli::ArgSpec kSpec = {
-    {"device", cli::OptionKind::Single},
-    {"method", cli::OptionKind::Single},
-    {"input", cli::OptionKind::Repeated},
-    {"json", cli::OptionKind::Flag},
-    {"runtime", cli::OptionKind::Single},
+// What `devplan run` was asked to do.
+struct RunCommandLine {
+  std::string file;
+  std::string method;
+  std::vector<std::string> inputs;
+  bool json = false;
+  DeviceKind device = DeviceKind::Simulated;
+  RuntimeKind runtime = RuntimeKind::Devplan;
 };
+
+std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
+  auto app = cli::make_command_app(
+      "run", "Execute a method on simulated devices and print its outputs.");
+  add_program_argument(*app, c.file);
+  app->add_option("--method", c.method, "the method to run (default: the first)");
+  cli::add_repeated_option(*app, "--input", c.inputs,
+                           "one per method input, in order: comma-separated numbers in "
+                           "row-major order, or one number that fills the whole tensor; inputs "
+                           "not given are ones")
+      ->type_name("VALUES");
+  add_device_kind_option(*app, c.device);
+  add_runtime_option(*app, c.runtime);
+  add_json_flag(*app, c.json);
+  return app;
+}
 
 std::string describe_output(const OutputValues& o) {
   std::string text = "output " + std::to_string(o.index) + ": ";
@@ -76,17 +88,14 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
 
 namespace {
 
-int run_parsed(const cli::ParsedArgs& parsed, DeviceKind device, RuntimeKind runtime,
-               std::ostream& out, std::ostream& err) {
-  const bool json = parsed.has("json");
+int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out,
+               std::ostream& err) {
+  const bool json = c.json;
   bool usage_error = false;
-  Result<RunReport> report = run_program(parsed.positionals[0], parsed.value("method"),
-                                         parsed.values("input"), &usage_error, device, runtime);
+  Result<RunReport> report =
+      run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime);
   if (!report.ok()) {
-    if (usage_error) {
-      err << "devplan run: " << report.error().message() << "\n" << kUsage << "\n";
-      return cli::kExitUsage;
-    }
+    if (usage_error) return cli::usage_error(app, report.error().message(), err);
     if (json) {
       out << error_json(report.error()) << "\n";
     } else {
@@ -109,24 +118,14 @@ int run_parsed(const cli::ParsedArgs& parsed, DeviceKind device, RuntimeKind run
 }  // namespace
 
 int run_command(const Args& args, std::ostream& out, std::ostream& err) {
-  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
-  if (!parsed.ok() || parsed->positionals.size() != 1) {
-    err << "devplan run: " << (parsed.ok() ? "expected exactly one FILE" : parsed.error().message())
-        << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  Result<DeviceKind> device = parse_device_kind(parsed->value("device", "simulated"));
-  Result<RuntimeKind> runtime = device.ok() ? parse_runtime_kind(parsed->value("runtime", "devplan"))
-                                            : Result<RuntimeKind>(device.error());
-  if (!runtime.ok()) {
-    err << "devplan run: " << runtime.error().message() << "\n" << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  if (*runtime != RuntimeKind::Executorch) return run_parsed(*parsed, *device, *runtime, out, err);
+  RunCommandLine c;
+  std::unique_ptr<CLI::App> app = run_app(c);
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  if (c.runtime != RuntimeKind::Executorch) return run_parsed(c, *app, out, err);
   // ExecuTorch aborts on some invalid programs: run it in a child and report an abort.
   ChildOutcome child = run_in_child([&](std::string* child_out) {
     std::ostringstream o;
-    const int code = run_parsed(*parsed, *device, *runtime, o, std::cerr);
+    const int code = run_parsed(c, *app, o, std::cerr);
     std::cerr.flush();
     *child_out = o.str();
     return code;
@@ -134,8 +133,8 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
   out << child.out;
   err << child.err;
   if (!child.signaled() && child.started) return child.exit_code;
-  err << "devplan run: FINDING: ExecuTorch aborted while running " << parsed->positionals[0]
-      << ": " << child.describe() << "\n";
+  err << "devplan run: FINDING: ExecuTorch aborted while running " << c.file << ": "
+      << child.describe() << "\n";
   return child.started ? cli::kExitFinding : cli::kExitError;
 }
 

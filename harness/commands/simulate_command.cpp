@@ -1,13 +1,19 @@
 // devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]
-//                       [--capacity DEVICE=BYTES]... [--inject-bug BUG] [--json]
-#include <harness/cli/args.h>
+//                       [--capacity DEVICE=SIZE]... [--inject-bug BUG] [--trace OUT.json] [--json]
+#include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
+#include <harness/commands/device_statistics.h>
 #include <harness/commands/simulation.h>
 #include <harness/report/json_reports.h>
+#include <harness/report/chrome_trace.h>
 #include <harness/report/junit.h>
+#include <harness/report/summary_line.h>
 #include <harness/report/timeline_svg.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -16,20 +22,104 @@
 namespace devplan::harness {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]\n"
-    "                        [--capacity DEVICE=BYTES]... [--inject-bug "
-    "skip-free|double-free|wrong-index-free]\n"
-    "                        [--timeline-svg OUT.svg] [--junit OUT.xml] [--device simulated|cuda]\n"
-    "                        [--runtime devplan|executorch] [--json]";
-
-const cli::ArgSpec kSpec = {
-    {"method", cli::OptionKind::Repeated},   {"place", cli::OptionKind::Repeated},
-    {"fail-alloc", cli::OptionKind::Single}, {"capacity", cli::OptionKind::Repeated},
-    {"inject-bug", cli::OptionKind::Single}, {"json", cli::OptionKind::Flag},
-    {"timeline-svg", cli::OptionKind::Single}, {"junit", cli::OptionKind::Single},
-    {"device", cli::OptionKind::Single},     {"runtime", cli::OptionKind::Single},
+// What `devplan simulate` was asked to do.
+struct SimulateCommandLine {
+  std::string file;
+  SimulationOptions options;
+  bool json = false;
+  std::string timeline_svg;
+  std::string junit;
+  std::string trace;
 };
+
+// "INDEX=DEVICE" for --place.
+Result<std::pair<uint32_t, Device>> parse_placement(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return Error(ErrorCode::InvalidArgument, "expects INDEX=DEVICE, got '" + text + "'");
+  }
+  const std::string index = text.substr(0, eq);
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(index.c_str(), &end, 10);
+  if (index[0] < '0' || index[0] > '9' || *end != '\0' || errno != 0 || n > INT32_MAX) {
+    return Error(ErrorCode::InvalidArgument,
+                 "buffer index '" + index + "' is not a number in [0, " +
+                     std::to_string(INT32_MAX) + "]");
+  }
+  DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(text.substr(eq + 1)));
+  return std::make_pair(static_cast<uint32_t>(n), device);
+}
+
+// "DEVICE=SIZE" for --capacity.
+Result<std::pair<Device, uint64_t>> parse_capacity(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    return Error(ErrorCode::InvalidArgument, "expects DEVICE=SIZE, got '" + text + "'");
+  }
+  DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(text.substr(0, eq)));
+  DEVPLAN_ASSIGN_OR_RETURN(uint64_t bytes, cli::parse_byte_size(text.substr(eq + 1)));
+  return std::make_pair(device, bytes);
+}
+
+Result<UnloadBug> parse_injected_bug(const std::string& text) {
+  UnloadBug bug = UnloadBug::None;
+  if (!parse_unload_bug(text, &bug) || bug == UnloadBug::None) {
+    return Error(ErrorCode::InvalidArgument,
+                 "expects skip-free, double-free or wrong-index-free, got '" + text + "'");
+  }
+  return bug;
+}
+
+std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
+  auto app = cli::make_command_app(
+      "simulate",
+      "Load and unload methods on simulated devices; report the allocation ledger, per-device "
+      "statistics, leaks and misuse.");
+  SimulationOptions& o = c.options;
+  add_program_argument(*app, c.file);
+  cli::add_repeated_option(*app, "--method", o.methods, "load only this method (repeatable)");
+  app->add_option_function<std::vector<std::string>>(
+         "--place",
+         [&o](const std::vector<std::string>& items) {
+           for (const std::string& item : items) o.placements.push_back(*parse_placement(item));
+         },
+         "move planned buffer INDEX (and its tensors) to DEVICE first, e.g. 1=cuda:0 "
+         "(repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("INDEX=DEVICE")
+      ->check(cli::checked_by(&parse_placement));
+  app->add_option("--fail-alloc", o.fail_alloc, "fail the Nth device allocation (1-based)")
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t{1}, UINT64_MAX));
+  app->add_option_function<std::vector<std::string>>(
+         "--capacity",
+         [&o](const std::vector<std::string>& items) {
+           for (const std::string& item : items) o.capacities.push_back(*parse_capacity(item));
+         },
+         "limit DEVICE to SIZE bytes, e.g. cuda:0=1GiB (repeatable; units B, KiB, MiB, GiB, "
+         "KB, MB, GB)")
+      ->allow_extra_args(false)
+      ->type_name("DEVICE=SIZE")
+      ->check(cli::checked_by(&parse_capacity));
+  app->add_option_function<std::string>(
+         "--inject-bug", [&o](const std::string& text) { o.unload_bug = *parse_injected_bug(text); },
+         "make unload misbehave on purpose: skip-free, double-free or wrong-index-free")
+      ->type_name("BUG")
+      ->check(cli::checked_by(&parse_injected_bug));
+  app->add_option("--timeline-svg", c.timeline_svg, "write the allocation timeline as SVG")
+      ->type_name("OUT.svg");
+  app->add_option("--trace", c.trace,
+                  "write the allocation lifetimes as Chrome trace-event JSON (Perfetto, "
+                  "chrome://tracing)")
+      ->type_name("OUT.json");
+  app->add_option("--junit", c.junit, "write JUnit XML (one case per method load)")
+      ->type_name("OUT.xml");
+  add_device_kind_option(*app, o.device);
+  add_runtime_option(*app, o.runtime);
+  add_json_flag(*app, c.json);
+  return app;
+}
 
 // One JUnit case per method load, plus one for leaks and one for misuse.
 std::vector<JunitCase> junit_cases(const std::string& file, const SimulationResult& r) {
@@ -45,48 +135,15 @@ std::vector<JunitCase> junit_cases(const std::string& file, const SimulationResu
   return cases;
 }
 
-// Splits "KEY=VALUE"; InvalidArgument naming the option otherwise.
-Result<std::pair<std::string, std::string>> split_assignment(const std::string& option,
-                                                             const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-    return Error(ErrorCode::InvalidArgument,
-                 "--" + option + " expects KEY=VALUE, got '" + text + "'");
+void print_statistics(std::ostream& out, const SimulationResult& r) {
+  const std::vector<DeviceStatistics> stats = device_statistics(r.events);
+  out << "statistics:" << (stats.empty() ? " none" : "") << "\n";
+  for (const DeviceStatistics& d : stats) {
+    out << "  " << d.device.to_string() << ": bytes current " << cli::format_bytes(d.bytes.current)
+        << ", peak " << cli::format_bytes(d.bytes.peak) << ", total "
+        << cli::format_bytes(d.bytes.total) << "; allocations current " << d.allocations.current
+        << ", peak " << d.allocations.peak << ", total " << d.allocations.total << "\n";
   }
-  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
-}
-
-Result<SimulationOptions> parse_options(const cli::ParsedArgs& args) {
-  SimulationOptions options;
-  options.methods = args.values("method");
-  for (const std::string& text : args.values("place")) {
-    DEVPLAN_ASSIGN_OR_RETURN(auto kv, split_assignment("place", text));
-    DEVPLAN_ASSIGN_OR_RETURN(int64_t index, cli::parse_int_option("place", kv.first, 0, INT32_MAX));
-    DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(kv.second));
-    options.placements.emplace_back(static_cast<uint32_t>(index), device);
-  }
-  if (args.has("fail-alloc")) {
-    DEVPLAN_ASSIGN_OR_RETURN(int64_t n, cli::parse_int_option("fail-alloc", args.value("fail-alloc"),
-                                                               1, INT64_MAX));
-    options.fail_alloc = static_cast<uint64_t>(n);
-  }
-  for (const std::string& text : args.values("capacity")) {
-    DEVPLAN_ASSIGN_OR_RETURN(auto kv, split_assignment("capacity", text));
-    DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(kv.first));
-    DEVPLAN_ASSIGN_OR_RETURN(uint64_t bytes, cli::parse_uint_option("capacity", kv.second));
-    options.capacities.emplace_back(device, bytes);
-  }
-  DEVPLAN_ASSIGN_OR_RETURN(options.device, parse_device_kind(args.value("device", "simulated")));
-  DEVPLAN_ASSIGN_OR_RETURN(options.runtime, parse_runtime_kind(args.value("runtime", "devplan")));
-  if (args.has("inject-bug")) {
-    const std::string bug = args.value("inject-bug");
-    if (!parse_unload_bug(bug, &options.unload_bug) || options.unload_bug == UnloadBug::None) {
-      return Error(ErrorCode::InvalidArgument,
-                   "--inject-bug expects skip-free, double-free or wrong-index-free, got '" +
-                       bug + "'");
-    }
-  }
-  return options;
 }
 
 void print_text(std::ostream& out, const std::string& file, const SimulationResult& r) {
@@ -96,8 +153,8 @@ void print_text(std::ostream& out, const std::string& file, const SimulationResu
     out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string())
         << "\n";
     for (const BufferOutcome& b : m.buffers) {
-      out << "  buffer " << b.index << ": " << b.size << " B on " << b.device.to_string()
-          << (b.allocated ? ", allocated" : ", not allocated") << "\n";
+      out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
+          << b.device.to_string() << (b.allocated ? ", allocated" : ", not allocated") << "\n";
     }
   }
   out << "device allocations: " << r.allocations.size() << "\n";
@@ -106,9 +163,10 @@ void print_text(std::ostream& out, const std::string& file, const SimulationResu
   }
   out << "failed allocations: " << r.failed_allocations.size() << "\n";
   for (const FailedAllocation& f : r.failed_allocations) {
-    out << "  #" << f.seq << " " << f.device.to_string() << " " << f.size << " B owner "
-        << (f.owner.empty() ? "-" : f.owner) << ": " << f.reason << "\n";
+    out << "  #" << f.seq << " " << f.device.to_string() << " " << cli::format_bytes(f.size)
+        << " owner " << (f.owner.empty() ? "-" : f.owner) << ": " << f.reason << "\n";
   }
+  print_statistics(out, r);
   out << "leaks: " << r.leaks.size() << "\n";
   for (const std::string& line : r.leak_lines) out << "  " << line << "\n";
   out << "misuse: " << r.misuse.size() << "\n";
@@ -124,28 +182,19 @@ int simulate_exit_code(const SimulationResult& result) {
 
 namespace {
 
-int simulate_parsed(const cli::ParsedArgs* parsed, const SimulationOptions* options,
-                    std::ostream& out, std::ostream& err);
+int simulate_parsed(const SimulateCommandLine& c, std::ostream& out, std::ostream& err);
 
 }  // namespace
 
 int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
-  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
-  Result<SimulationOptions> options =
-      parsed.ok() ? parse_options(*parsed) : Result<SimulationOptions>(parsed.error());
-  if (!options.ok() || parsed->positionals.size() != 1) {
-    err << "devplan simulate: "
-        << (options.ok() ? "expected exactly one FILE" : options.error().message()) << "\n"
-        << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  if (options->runtime != RuntimeKind::Executorch) {
-    return simulate_parsed(&*parsed, &*options, out, err);
-  }
+  SimulateCommandLine c;
+  std::unique_ptr<CLI::App> app = simulate_app(c);
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  if (c.options.runtime != RuntimeKind::Executorch) return simulate_parsed(c, out, err);
   // ExecuTorch aborts on some invalid programs: run it in a child and report an abort.
   ChildOutcome child = run_in_child([&](std::string* child_out) {
     std::ostringstream o;
-    const int code = simulate_parsed(&*parsed, &*options, o, std::cerr);
+    const int code = simulate_parsed(c, o, std::cerr);
     std::cerr.flush();
     *child_out = o.str();
     return code;
@@ -155,9 +204,8 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
     err << child.err;
     return child.exit_code;
   }
-  const std::string& file = parsed->positionals[0];
-  const std::string what = "ExecuTorch aborted while simulating " + file + ": " + child.describe();
-  if (parsed->has("json")) {
+  const std::string what = "ExecuTorch aborted while simulating " + c.file + ": " + child.describe();
+  if (c.json) {
     out << simulate_abort_json(what) << "\n";
   } else {
     err << child.err;
@@ -168,12 +216,18 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
 
 namespace {
 
-int simulate_parsed(const cli::ParsedArgs* parsed_args, const SimulationOptions* options_in,
-                    std::ostream& out, std::ostream& err) {
-  const cli::ParsedArgs* parsed = parsed_args;
-  const SimulationOptions* options = options_in;
-  const std::string& file = parsed->positionals[0];
-  const bool json = parsed->has("json");
+// Writes `text` to `path`; false after printing why on `err`.
+bool write_output(const std::string& path, const std::string& text, std::ostream& err) {
+  Error e = write_file(path, text);
+  if (e.ok()) return true;
+  err << "devplan simulate: " << e.to_string() << "\n";
+  return false;
+}
+
+int simulate_parsed(const SimulateCommandLine& c, std::ostream& out, std::ostream& err) {
+  const std::string& file = c.file;
+  const SimulationOptions* options = &c.options;
+  const bool json = c.json;
   const auto start = std::chrono::steady_clock::now();
   Result<std::vector<uint8_t>> bytes = read_file(file);
   bool program_error = false;
@@ -181,23 +235,21 @@ int simulate_parsed(const cli::ParsedArgs* parsed_args, const SimulationOptions*
                                                : Result<SimulationResult>(bytes.error());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (parsed->has("junit")) {
+  if (!c.junit.empty()) {
     std::vector<JunitCase> cases =
         result.ok() ? junit_cases(file, *result)
                     : std::vector<JunitCase>{{file, "load program", result.error().to_string(), 0}};
-    Error e = write_file(parsed->value("junit"), junit_xml("devplan simulate", cases, seconds));
-    if (!e.ok()) {
-      err << "devplan simulate: " << e.to_string() << "\n";
+    if (!write_output(c.junit, junit_xml("devplan simulate", cases, seconds), err)) {
       return cli::kExitError;
     }
   }
-  if (result.ok() && parsed->has("timeline-svg")) {
-    Error e = write_file(parsed->value("timeline-svg"),
-                         timeline_svg(file, result->events, result->leaks));
-    if (!e.ok()) {
-      err << "devplan simulate: " << e.to_string() << "\n";
-      return cli::kExitError;
-    }
+  if (result.ok() && !c.timeline_svg.empty() &&
+      !write_output(c.timeline_svg, timeline_svg(file, result->events, result->leaks), err)) {
+    return cli::kExitError;
+  }
+  if (result.ok() && !c.trace.empty() &&
+      !write_output(c.trace, allocation_trace(file, result->events, result->leaks), err)) {
+    return cli::kExitError;
   }
   if (!result.ok()) {
     const Error error = result.error().with_context(file);
@@ -224,6 +276,7 @@ int simulate_parsed(const cli::ParsedArgs* parsed_args, const SimulationOptions*
             : code == cli::kExitError ? "load error reported cleanly, nothing leaked"
                                       : "FOUND leaks or misuse")
         << "\n";
+    out << simulation_summary(*result) << "\n";
   }
   return code;
 }

@@ -79,6 +79,7 @@ CampaignResult run_campaign(const CampaignOptions& options,
   Clock::time_point last_report = start;
   FuzzCaseOptions checks = options.checks;
   checks.known_divergences = &result.known_divergences;
+  checks.totals = &result.totals;
   const uint32_t shards = options.shard_count == 0 ? 1 : options.shard_count;
   for (uint64_t k = options.only_case.value_or(options.shard_index);; k += shards) {
     if (options.only_case && k != *options.only_case) break;

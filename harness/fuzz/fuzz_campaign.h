@@ -53,6 +53,7 @@ struct CampaignResult {
   double seconds = 0;
   std::optional<CampaignFailure> failure;  // the first failure; the campaign stops there
   std::map<std::string, uint64_t> known_divergences;  // --differential: by id, over all cases
+  AllocationTotals totals;  // device allocations of the cases run (not of the minimisation)
 };
 
 // The seed of case `k` of a campaign with `seed`.

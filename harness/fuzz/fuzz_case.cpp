@@ -24,7 +24,9 @@ struct SimulatedDevices {
   BackendRegistry backends;
   ModuleOptions options;
 
-  explicit SimulatedDevices(UnloadBug bug) {
+  AllocationTotals* totals;
+
+  SimulatedDevices(UnloadBug bug, AllocationTotals* totals_out) : totals(totals_out) {
     tracking.set_max_allocation_bytes(uint64_t{1} << 30);
     (void)allocators.register_allocator(&tracking);
     (void)backends.register_backend(kScenarioDelegateBackend, &add);
@@ -32,6 +34,16 @@ struct SimulatedDevices {
     options.runtime.backends = &backends;
     options.unload_bug = bug;
   }
+  ~SimulatedDevices() {
+    if (totals == nullptr) return;
+    for (const AllocationRecord& a : tracking.ledger()) {
+      ++totals->allocations;
+      totals->frees += a.live ? 0 : 1;
+      totals->allocated_bytes += a.size;
+    }
+  }
+  SimulatedDevices(const SimulatedDevices&) = delete;
+  SimulatedDevices& operator=(const SimulatedDevices&) = delete;
 };
 
 std::optional<FuzzFinding> finding(const char* check, std::string message) {
@@ -129,7 +141,7 @@ std::optional<FuzzFinding> check_leaks(const TrackingDeviceAllocator& tracking, 
 std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s, const std::shared_ptr<const Program>& program,
                                            SplitMix64& rng, const FuzzCaseOptions& options,
                                            size_t* device_allocations) {
-  SimulatedDevices devices(options.unload_bug);
+  SimulatedDevices devices(options.unload_bug, options.totals);
   std::vector<size_t> order(s.methods.size());
   std::iota(order.begin(), order.end(), 0);
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
@@ -154,10 +166,11 @@ std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s, const std::
 }
 
 std::optional<FuzzFinding> check_fault(const ProgramScenario& s, const std::shared_ptr<const Program>& program,
-                                       size_t device_allocations, SplitMix64& rng) {
+                                       size_t device_allocations, SplitMix64& rng,
+                                       AllocationTotals* totals) {
   if (device_allocations == 0) return std::nullopt;
   const uint64_t k = rng.below(device_allocations) + 1;
-  SimulatedDevices devices(UnloadBug::None);
+  SimulatedDevices devices(UnloadBug::None, totals);
   devices.tracking.fail_allocation_at(k);
   {
     Module module(program, devices.options);
@@ -231,7 +244,7 @@ std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64
   if (auto f = check_round_trip(scenario, *program)) return f;
   size_t device_allocations = 0;
   if (auto f = check_lifecycle(scenario, program, rng, options, &device_allocations)) return f;
-  if (auto f = check_fault(scenario, program, device_allocations, rng)) return f;
+  if (auto f = check_fault(scenario, program, device_allocations, rng, options.totals)) return f;
   if (auto f = check_corruption(scenario, rng)) return f;
   if (!options.differential) return std::nullopt;
   std::vector<std::string> determined;

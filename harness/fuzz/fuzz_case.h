@@ -29,6 +29,13 @@
 
 namespace devplan::harness {
 
+// Device allocations made by the checks of fuzz cases (every check's simulated devices), summed.
+struct AllocationTotals {
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+  uint64_t allocated_bytes = 0;
+};
+
 struct FuzzCaseOptions {
   UnloadBug unload_bug = UnloadBug::None;  // --inject-bug: the hunter's self-test
   // --differential: after the checks above, the program goes through both engines
@@ -36,6 +43,8 @@ struct FuzzCaseOptions {
   bool differential = false;
   // Where known divergences are counted, by id (null: not counted).
   std::map<std::string, uint64_t>* known_divergences = nullptr;
+  // Where the cases' device allocations are counted (null: not counted).
+  AllocationTotals* totals = nullptr;
 };
 
 struct FuzzFinding {

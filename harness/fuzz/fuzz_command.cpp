@@ -1,13 +1,18 @@
 // devplan fuzz [--seed S] [--cases N] [--seconds T] [--shard I/N] [--devices D,D,...]
 //              [--case K] [--inject-bug BUG] [--differential] [--out DIR] [--junit FILE]
 //              [--json]
-#include <harness/cli/args.h>
+// Sharding also comes from the environment test runners set: TEST_TOTAL_SHARDS and
+// TEST_SHARD_INDEX (Bazel), or GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX (see fuzz_sharding.h).
 #include <harness/commands/command.h>
+#include <harness/commands/command_options.h>
 #include <harness/engine/engine.h>
 #include <harness/fuzz/crash_replay.h>
 #include <harness/fuzz/fuzz_campaign.h>
-#include <harness/report/json_writer.h>
+#include <harness/fuzz/fuzz_sharding.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
 #include <harness/report/junit.h>
+#include <harness/report/summary_line.h>
 #include <harness/scenario/scenario_program.h>
 
 #include <cstdio>
@@ -18,89 +23,105 @@
 namespace devplan::harness {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: devplan fuzz [--seed S] [--cases N] [--seconds T] [--shard I/N]\n"
-    "                    [--devices cpu:0,cuda:0,cuda:1] [--case K] [--inject-bug BUG]\n"
-    "                    [--differential] [--runtime devplan|executorch] [--out DIR]\n"
-    "                    [--junit FILE] [--json]\n"
-    "  --runtime executorch holds ExecuTorch's runtime to every case too (it implies\n"
-    "  --differential: the invariants run on runtime_ext, ExecuTorch must match it).\n"
-    "  Without --cases or --seconds, runs 1000 cases. Exit 0 clean, 3 failure found.";
-
-const cli::ArgSpec kSpec = {
-    {"seed", cli::OptionKind::Single},    {"cases", cli::OptionKind::Single},
-    {"seconds", cli::OptionKind::Single}, {"shard", cli::OptionKind::Single},
-    {"devices", cli::OptionKind::Single}, {"case", cli::OptionKind::Single},
-    {"inject-bug", cli::OptionKind::Single}, {"out", cli::OptionKind::Single},
-    {"junit", cli::OptionKind::Single},   {"json", cli::OptionKind::Flag},
-    {"differential", cli::OptionKind::Flag}, {"runtime", cli::OptionKind::Single},
+// What `devplan fuzz` was asked to do.
+struct FuzzCommandLine {
+  CampaignOptions options;
+  std::optional<uint64_t> cases;
+  std::optional<double> seconds;
+  std::string shard;    // "I/N" as given
+  std::string devices;  // "cpu:0,cuda:0" as given
+  std::string inject_bug;
+  bool differential = false;
+  RuntimeKind runtime = RuntimeKind::Devplan;
+  std::string out_dir = ".";
+  std::string junit;
+  bool json = false;
 };
 
-Result<CampaignOptions> parse_options(const cli::ParsedArgs& args) {
-  CampaignOptions o;
+Result<std::vector<Device>> parse_device_list(const std::string& text) {
+  std::vector<Device> devices;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    DEVPLAN_ASSIGN_OR_RETURN(Device d, parse_device(text.substr(start, comma - start)));
+    devices.push_back(d);
+    if (comma == std::string::npos) return devices;
+    start = comma + 1;
+  }
+}
+
+Result<UnloadBug> parse_injected_bug(const std::string& text) {
+  UnloadBug bug = UnloadBug::None;
+  if (!parse_unload_bug(text, &bug) || bug == UnloadBug::None) {
+    return Error(ErrorCode::InvalidArgument,
+                 "expects skip-free, double-free or wrong-index-free, got '" + text + "'");
+  }
+  return bug;
+}
+
+std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
+  auto app = cli::make_command_app(
+      "fuzz",
+      "Randomized campaign: generated programs, device mappings, faults, lifecycles. Without "
+      "--cases or --seconds, runs 1000 cases. --runtime executorch holds ExecuTorch's runtime to "
+      "every case too (it implies --differential: the invariants run on runtime_ext, ExecuTorch "
+      "must match it). Shards also come from TEST_TOTAL_SHARDS/TEST_SHARD_INDEX or "
+      "GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX.");
+  CampaignOptions& o = c.options;
+  app->add_option("--seed", o.seed, "the campaign's seed (default 1)")->type_name("S");
+  app->add_option("--cases", c.cases, "run this many cases")
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t{1}, UINT64_MAX));
+  app->add_option("--seconds", c.seconds, "run for this long")
+      ->type_name("T")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--shard", c.shard, "run the cases k with k % N == I (overrides the environment)")
+      ->type_name("I/N")
+      ->check(cli::checked_by(&parse_shard));
+  app->add_option("--devices", c.devices, "the devices programs are planned for")
+      ->type_name("cpu:0,cuda:0,...")
+      ->check(cli::checked_by(&parse_device_list));
+  app->add_option("--case", o.only_case, "run only case K (replay)")->type_name("K");
+  app->add_option("--inject-bug", c.inject_bug,
+                  "make unload misbehave on purpose: skip-free, double-free or wrong-index-free")
+      ->type_name("BUG")
+      ->check(cli::checked_by(&parse_injected_bug));
+  app->add_flag("--differential", c.differential,
+                "also load and run every case in ExecuTorch and compare");
+  add_runtime_option(*app, c.runtime);
+  app->add_option("--out", c.out_dir, "where a failing case's program is written (default .)")
+      ->type_name("DIR");
+  app->add_option("--junit", c.junit, "write JUnit XML")->type_name("FILE");
+  add_json_flag(*app, c.json);
+  return app;
+}
+
+// Fills what the parsed strings stand for. Usage errors (a bad sharding environment) name what
+// is wrong.
+Result<CampaignOptions> campaign_options(const FuzzCommandLine& c) {
+  CampaignOptions o = c.options;
   // Buffers up to 64 KiB: large enough for every size class (zero, tiny, unaligned, many
   // pages), small enough that filling simulated device memory does not dominate a case.
   o.scenario.max_buffer_bytes = 64 * 1024;
-  if (args.has("seed")) {
-    DEVPLAN_ASSIGN_OR_RETURN(o.seed, cli::parse_uint_option("seed", args.value("seed")));
-  }
-  if (args.has("cases")) {
-    DEVPLAN_ASSIGN_OR_RETURN(int64_t n, cli::parse_int_option("cases", args.value("cases"), 1, INT64_MAX));
-    o.max_cases = static_cast<uint64_t>(n);
-  }
-  if (args.has("seconds")) {
-    DEVPLAN_ASSIGN_OR_RETURN(o.max_seconds, cli::parse_double_option("seconds", args.value("seconds")));
-    if (!(o.max_seconds > 0)) {
-      return Error(ErrorCode::InvalidArgument, "--seconds must be positive");
-    }
-  }
-  if (!args.has("cases") && !args.has("seconds")) o.max_cases = 1000;
-  if (args.has("shard")) {
-    const std::string text = args.value("shard");
-    const size_t slash = text.find('/');
-    if (slash == std::string::npos) {
-      return Error(ErrorCode::InvalidArgument, "--shard expects I/N, got '" + text + "'");
-    }
-    DEVPLAN_ASSIGN_OR_RETURN(int64_t n, cli::parse_int_option("shard", text.substr(slash + 1), 1, UINT32_MAX));
-    DEVPLAN_ASSIGN_OR_RETURN(int64_t i, cli::parse_int_option("shard", text.substr(0, slash), 0, n - 1));
-    o.shard_index = static_cast<uint32_t>(i);
-    o.shard_count = static_cast<uint32_t>(n);
-  }
-  if (args.has("devices")) {
-    o.scenario.devices.clear();
-    const std::string text = args.value("devices");
-    size_t start = 0;
-    while (true) {
-      const size_t comma = text.find(',', start);
-      DEVPLAN_ASSIGN_OR_RETURN(Device d, parse_device(text.substr(start, comma - start)));
-      o.scenario.devices.push_back(d);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  if (args.has("case")) {
-    DEVPLAN_ASSIGN_OR_RETURN(uint64_t k, cli::parse_uint_option("case", args.value("case")));
-    o.only_case = k;
-  }
-  DEVPLAN_ASSIGN_OR_RETURN(const RuntimeKind runtime, parse_runtime_kind(args.value("runtime", "devplan")));
-  o.checks.differential = args.has("differential") || runtime == RuntimeKind::Executorch;
-  if (args.has("inject-bug")) {
-    const std::string bug = args.value("inject-bug");
-    if (!parse_unload_bug(bug, &o.checks.unload_bug) || o.checks.unload_bug == UnloadBug::None) {
-      return Error(ErrorCode::InvalidArgument,
-                   "--inject-bug expects skip-free, double-free or wrong-index-free, got '" + bug + "'");
-    }
-  }
+  if (c.cases) o.max_cases = *c.cases;
+  if (c.seconds) o.max_seconds = *c.seconds;
+  if (!c.cases && !c.seconds) o.max_cases = 1000;
+  DEVPLAN_ASSIGN_OR_RETURN(Shard shard, c.shard.empty() ? shard_from_environment() : parse_shard(c.shard));
+  o.shard_index = shard.index;
+  o.shard_count = shard.count;
+  if (!c.devices.empty()) o.scenario.devices = *parse_device_list(c.devices);
+  if (!c.inject_bug.empty()) o.checks.unload_bug = *parse_injected_bug(c.inject_bug);
+  o.checks.differential = c.differential || c.runtime == RuntimeKind::Executorch;
   return o;
 }
 
 // The command line that replays `failure` exactly.
-std::string replay_command(const cli::ParsedArgs& args, const CampaignOptions& o,
+std::string replay_command(const FuzzCommandLine& c, const CampaignOptions& o,
                            uint64_t case_index) {
   std::string cmd = "devplan fuzz --seed " + std::to_string(o.seed) + " --case " +
                     std::to_string(case_index);
-  if (args.has("devices")) cmd += " --devices " + args.value("devices");
-  if (args.has("inject-bug")) cmd += " --inject-bug " + args.value("inject-bug");
+  if (!c.devices.empty()) cmd += " --devices " + c.devices;
+  if (!c.inject_bug.empty()) cmd += " --inject-bug " + c.inject_bug;
   if (o.checks.differential) cmd += " --differential";
   return cmd;
 }
@@ -120,16 +141,12 @@ void write_progress(std::ostream& err, bool tty, const CampaignProgress& p, bool
 }  // namespace
 
 int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
-  Result<cli::ParsedArgs> parsed = cli::parse_args(kSpec, args);
-  Result<CampaignOptions> options =
-      parsed.ok() ? parse_options(*parsed) : Result<CampaignOptions>(parsed.error());
-  if (!options.ok() || !parsed->positionals.empty()) {
-    err << "devplan fuzz: "
-        << (options.ok() ? "takes no positional arguments" : options.error().message()) << "\n"
-        << kUsage << "\n";
-    return cli::kExitUsage;
-  }
-  const bool json = parsed->has("json");
+  FuzzCommandLine c;
+  std::unique_ptr<CLI::App> app = fuzz_app(c);
+  if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  Result<CampaignOptions> options = campaign_options(c);
+  if (!options.ok()) return cli::usage_error(*app, options.error().message(), err);
+  const bool json = c.json;
   if (options->checks.differential && !executorch_available()) {
     err << "devplan fuzz: --differential needs the ExecuTorch engine: "
         << executorch_unavailable_reason() << "\n";
@@ -140,7 +157,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   double next_plain = 2.0;
   // A case that takes the process down still says which case it was.
   ScopedCrashReplay crash_replay;
-  options->on_case_start = [&](uint64_t k) { crash_replay.set_case(replay_command(*parsed, *options, k)); };
+  options->on_case_start = [&](uint64_t k) { crash_replay.set_case(replay_command(c, *options, k)); };
   CampaignResult result = run_campaign(*options, [&](const CampaignProgress& p) {
     if (tty) {
       write_progress(err, true, p, false);
@@ -154,8 +171,8 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string program_path, replay;
   if (result.failure) {
     const CampaignFailure& f = *result.failure;
-    replay = replay_command(*parsed, *options, f.case_index);
-    program_path = parsed->value("out", ".") + "/devplan-fuzz-seed" + std::to_string(options->seed) +
+    replay = replay_command(c, *options, f.case_index);
+    program_path = c.out_dir + "/devplan-fuzz-seed" + std::to_string(options->seed) +
                    "-case" + std::to_string(f.case_index) + ".pte";
     const std::vector<uint8_t> bytes = build_program(f.minimal);
     Error e = write_file(program_path, std::string(bytes.begin(), bytes.end()));
@@ -164,48 +181,51 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
       program_path.clear();
     }
   }
-  if (parsed->has("junit")) {
-    JunitCase c{"devplan fuzz", "seed " + std::to_string(options->seed) + " shard " +
+  if (!c.junit.empty()) {
+    JunitCase junit_case{"devplan fuzz", "seed " + std::to_string(options->seed) + " shard " +
                                     std::to_string(options->shard_index) + "/" +
                                     std::to_string(options->shard_count),
                 "", result.seconds};
     if (result.failure) {
-      c.failure = result.failure->finding.check + ": " + result.failure->finding.message +
+      junit_case.failure = result.failure->finding.check + ": " + result.failure->finding.message +
                   "\nreplay: " + replay + "\nprogram: " + program_path;
     }
-    (void)write_file(parsed->value("junit"), junit_xml("devplan fuzz", {c}, result.seconds));
+    Error e = write_file(c.junit, junit_xml("devplan fuzz", {junit_case}, result.seconds));
+    if (!e.ok()) {
+      err << "devplan fuzz: " << e.to_string() << "\n";
+      return cli::kExitError;
+    }
   }
   if (json) {
-    JsonWriter w;
-    w.begin_object();
-    w.key("seed").value(options->seed);
-    w.key("shard").value(std::to_string(options->shard_index) + "/" + std::to_string(options->shard_count));
-    w.key("cases").value(result.cases);
-    w.key("failures").value(static_cast<uint64_t>(result.failure ? 1 : 0));
-    w.key("seconds").value(result.seconds);
-    w.key("cases_per_second").value(rate);
-    w.key("runtime").value(parsed->value("runtime", "devplan"));
-    w.key("differential").value(options->checks.differential);
+    Json doc = json_document();
+    doc["seed"] = options->seed;
+    doc["shard"] = std::to_string(options->shard_index) + "/" + std::to_string(options->shard_count);
+    doc["cases"] = result.cases;
+    doc["failures"] = result.failure ? 1 : 0;
+    doc["seconds"] = result.seconds;
+    doc["cases_per_second"] = rate;
+    doc["runtime"] = runtime_name(c.runtime);
+    doc["differential"] = options->checks.differential;
     if (options->checks.differential) {
-      w.key("divergences").value(static_cast<uint64_t>(
-          result.failure && result.failure->finding.check == "differential" ? 1 : 0));
-      w.key("known_divergences").begin_object();
-      for (const auto& [id, count] : result.known_divergences) w.key(id).value(count);
-      w.end_object();
+      doc["divergences"] =
+          result.failure && result.failure->finding.check == "differential" ? 1 : 0;
+      Json known = Json::object();
+      for (const auto& [id, count] : result.known_divergences) known[id] = count;
+      doc["known_divergences"] = std::move(known);
     }
+    doc["statistics"] = {{"allocations", result.totals.allocations},
+                         {"frees", result.totals.frees},
+                         {"allocated_bytes", result.totals.allocated_bytes}};
     if (result.failure) {
       const CampaignFailure& f = *result.failure;
-      w.key("failure").begin_object();
-      w.key("case").value(f.case_index);
-      w.key("check").value(f.finding.check);
-      w.key("message").value(f.finding.message);
-      w.key("program").value(program_path);
-      w.key("replay").value(replay);
-      w.key("minimised").value(describe_program_scenario(f.minimal));
-      w.end_object();
+      doc["failure"] = {{"case", f.case_index},
+                        {"check", f.finding.check},
+                        {"message", f.finding.message},
+                        {"program", program_path},
+                        {"replay", replay},
+                        {"minimised", describe_program_scenario(f.minimal)}};
     }
-    w.end_object();
-    out << w.str() << "\n";
+    out << write_json(doc) << "\n";
   } else {
     char line[200];
     std::snprintf(line, sizeof(line), "fuzz: %llu cases in %.2f s (%.0f cases/s), %d failures (seed %llu, shard %u/%u)",
@@ -229,6 +249,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
       if (!program_path.empty()) out << "written to " << program_path << "\n";
       out << "replay: " << replay << "\n";
     }
+    out << fuzz_summary_line(result, options->seed, replay) << "\n";
   }
   return result.failure ? cli::kExitFinding : cli::kExitOk;
 }

@@ -28,18 +28,18 @@
 #include <string_view>
 #include <vector>
 
-#include <harness/json/json_value.h>
+#include <harness/json/json.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/planning/graph.h>
 
 namespace devplan {
 
 // Reads one method object.
-Result<Graph> graph_from_json(const JsonValue& method);
+Result<Graph> graph_from_json(const Json& method);
 
 // Reads a document: a method object, or {"methods": [...]} with at least one method and no
 // two methods of the same name.
-Result<std::vector<Graph>> graphs_from_json(const JsonValue& document);
+Result<std::vector<Graph>> graphs_from_json(const Json& document);
 
 // Parses JSON text (parse_json's errors) and reads it with graphs_from_json.
 Result<std::vector<Graph>> read_graphs(std::string_view text);
@@ -49,10 +49,10 @@ Result<std::vector<Graph>> read_graphs_file(const std::string& path);
 
 // The method object for `graph` (tensor indices must be in range; an index that is not is
 // written as "#<index>"). Fields in the order shown above; "options" only when one is set.
-JsonValue graph_to_json(const Graph& graph);
+Json graph_to_json(const Graph& graph);
 
 // One graph: its method object; otherwise {"methods": [...]}.
-JsonValue graphs_to_json(const std::vector<Graph>& graphs);
+Json graphs_to_json(const std::vector<Graph>& graphs);
 
 // write_json(graphs_to_json(graphs)), pretty by default.
 std::string write_graphs(const std::vector<Graph>& graphs, bool pretty = true);

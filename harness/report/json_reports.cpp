@@ -1,245 +1,237 @@
 #include <harness/report/json_reports.h>
 
-#include <harness/cli/args.h>
-#include <harness/report/json_writer.h>
+#include <cerrno>
+#include <cstdlib>
+
+#include <harness/cli/exit_codes.h>
+#include <harness/commands/device_statistics.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
+#include <harness/report/summary_line.h>
 
 namespace devplan::harness {
 namespace {
 
-void write_error(JsonWriter& w, const Error& error) {
-  w.key("error").begin_object();
-  w.key("code").value(error_code_name(error.code()));
-  w.key("message").value(error.message());
-  w.end_object();
+Json error_object(const Error& error) {
+  return {{"code", error_code_name(error.code())}, {"message", error.message()}};
 }
 
-void write_sizes(JsonWriter& w, const std::vector<int32_t>& sizes) {
-  w.begin_array();
-  for (int32_t s : sizes) w.value(static_cast<int64_t>(s));
-  w.end_array();
-}
-
-void write_value_summary(JsonWriter& w, const ValueSummary& v) {
-  w.begin_object();
-  w.key("value").value(static_cast<int64_t>(v.value_index));
-  w.key("type").value(value_tag_name(v.tag));
+Json value_summary_json(const ValueSummary& v) {
+  Json j;
+  j["value"] = v.value_index;
+  j["type"] = value_tag_name(v.tag);
   if (v.tag == ValueTag::Tensor) {
-    w.key("dtype").value(scalar_type_name(v.dtype));
-    w.key("sizes");
-    write_sizes(w, v.sizes);
-    w.key("nbytes").value(v.nbytes);
-    w.key("device").value(v.device.to_string());
-    w.key("storage").value(v.storage);
-    if (v.legacy_host) w.key("legacy_host").value(true);
-    if (!v.fully_qualified_name.empty()) w.key("fully_qualified_name").value(v.fully_qualified_name);
+    j["dtype"] = scalar_type_name(v.dtype);
+    j["sizes"] = v.sizes;
+    j["nbytes"] = v.nbytes;
+    j["device"] = v.device.to_string();
+    j["storage"] = v.storage;
+    if (v.legacy_host) j["legacy_host"] = true;
+    if (!v.fully_qualified_name.empty()) j["fully_qualified_name"] = v.fully_qualified_name;
   }
-  w.end_object();
+  return j;
 }
 
-void write_strings(JsonWriter& w, const std::vector<std::string>& items) {
-  w.begin_array();
-  for (const std::string& s : items) w.value(s);
-  w.end_array();
+Json value_summaries_json(const std::vector<ValueSummary>& values) {
+  Json list = Json::array();
+  for (const ValueSummary& v : values) list.push_back(value_summary_json(v));
+  return list;
 }
 
 // The fields every ledger entry has: seq, device, size, alignment, owner.
-void write_allocation_fields(JsonWriter& w, const AllocationRecord& a) {
-  w.key("seq").value(a.seq);
-  w.key("device").value(a.device.to_string());
-  w.key("size").value(static_cast<uint64_t>(a.size));
-  w.key("alignment").value(static_cast<uint64_t>(a.alignment));
-  w.key("owner").value(a.owner);
+Json allocation_json(const AllocationRecord& a) {
+  return {{"seq", a.seq},
+          {"device", a.device.to_string()},
+          {"size", a.size},
+          {"alignment", a.alignment},
+          {"owner", a.owner}};
+}
+
+// An output element as formatted by tensor_values ("3", "-0.5", "true", "nan"): a JSON number
+// or boolean; NaN and infinities have no JSON form and become null.
+Json element_json(const std::string& text) {
+  if (text == "true" || text == "false") return text == "true";
+  if (text == "nan" || text == "-nan" || text == "inf" || text == "-inf") return nullptr;
+  errno = 0;
+  char* end = nullptr;
+  if (text.find_first_of(".eE") == std::string::npos) {
+    if (text[0] == '-') {
+      const long long n = std::strtoll(text.c_str(), &end, 10);
+      if (*end == '\0' && errno == 0) return static_cast<int64_t>(n);
+    } else {
+      const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+      if (*end == '\0' && errno == 0) return static_cast<uint64_t>(n);
+    }
+  }
+  return std::strtod(text.c_str(), nullptr);
+}
+
+// Per device, the way RMM's statistics adaptor counts: bytes and allocations, each as current,
+// peak and total.
+Json statistics_json(const SimulationResult& r) {
+  Json stats = Json::object();
+  for (const DeviceStatistics& d : device_statistics(r.events)) {
+    stats[d.device.to_string()] = {
+        {"bytes", {{"current", d.bytes.current}, {"peak", d.bytes.peak}, {"total", d.bytes.total}}},
+        {"allocations",
+         {{"current", d.allocations.current},
+          {"peak", d.allocations.peak},
+          {"total", d.allocations.total}}}};
+  }
+  return stats;
+}
+
+// The lists of a simulation that has no result (an error or an abort), empty.
+void add_empty_simulation_lists(Json& doc) {
+  for (const char* list : {"methods", "allocations", "failed_allocations", "leaks", "misuse"}) {
+    doc[list] = Json::array();
+  }
+  doc["statistics"] = Json::object();
 }
 
 }  // namespace
 
 std::string error_json(const Error& error) {
-  JsonWriter w;
-  w.begin_object();
-  write_error(w, error);
-  w.end_object();
-  return w.str();
+  Json doc = json_document();
+  doc["error"] = error_object(error);
+  return write_json(doc);
 }
 
 std::string inspect_json(const std::string& file, const std::vector<MethodSummary>& methods) {
-  JsonWriter w;
-  w.begin_object().key("file").value(file).key("methods").begin_array();
+  Json doc = json_document();
+  doc["file"] = file;
+  Json list = Json::array();
   for (const MethodSummary& m : methods) {
-    w.begin_object();
-    w.key("name").value(m.name);
-    w.key("buffers").begin_array();
+    Json method;
+    method["name"] = m.name;
+    Json buffers = Json::array();
     for (const BufferSummary& b : m.buffers) {
-      w.begin_object();
-      w.key("index").value(static_cast<uint64_t>(b.index));
-      w.key("size").value(b.size);
-      w.key("device").value(b.device.to_string());
-      w.key("planned_tensors").value(static_cast<uint64_t>(b.planned_tensors));
-      w.key("max_end").value(b.max_end);
-      w.end_object();
+      buffers.push_back({{"index", b.index},
+                         {"size", b.size},
+                         {"device", b.device.to_string()},
+                         {"planned_tensors", b.planned_tensors},
+                         {"max_end", b.max_end}});
     }
-    w.end_array();
-    w.key("values").value(static_cast<uint64_t>(m.num_values));
-    w.key("instructions").value(static_cast<uint64_t>(m.num_instructions));
-    w.key("operators");
-    write_strings(w, m.operators);
-    w.key("delegates");
-    write_strings(w, m.delegates);
-    w.key("inputs").begin_array();
-    for (const ValueSummary& v : m.inputs) write_value_summary(w, v);
-    w.end_array();
-    w.key("outputs").begin_array();
-    for (const ValueSummary& v : m.outputs) write_value_summary(w, v);
-    w.end_array();
-    w.key("external").begin_array();
-    for (const ValueSummary& v : m.external) write_value_summary(w, v);
-    w.end_array();
-    w.end_object();
+    method["buffers"] = std::move(buffers);
+    Json peak = Json::object();
+    for (const auto& [device, bytes] : peak_device_bytes(m)) peak[device.to_string()] = bytes;
+    method["peak_device_bytes"] = std::move(peak);
+    method["values"] = m.num_values;
+    method["instructions"] = m.num_instructions;
+    method["operators"] = m.operators;
+    method["delegates"] = m.delegates;
+    method["inputs"] = value_summaries_json(m.inputs);
+    method["outputs"] = value_summaries_json(m.outputs);
+    method["external"] = value_summaries_json(m.external);
+    list.push_back(std::move(method));
   }
-  w.end_array().end_object();
-  return w.str();
+  doc["methods"] = std::move(list);
+  return write_json(doc);
 }
 
 std::string simulate_json(const SimulationResult& r, int exit_code) {
-  JsonWriter w;
-  w.begin_object();
-  const char* status = exit_code == cli::kExitOk ? "ok"
-                       : !r.leaks.empty()        ? "leak"
-                       : !r.misuse.empty()       ? "misuse"
-                                                 : "error";
-  w.key("status").value(status);
-  w.key("runtime").value(runtime_name(r.runtime));
-  w.key("methods").begin_array();
+  Json doc = json_document();
+  doc["status"] = exit_code == cli::kExitOk ? "ok"
+                  : !r.leaks.empty()        ? "leak"
+                  : !r.misuse.empty()       ? "misuse"
+                                            : "error";
+  doc["runtime"] = runtime_name(r.runtime);
+  Json methods = Json::array();
   for (const MethodOutcome& m : r.methods) {
-    w.begin_object();
-    w.key("name").value(m.name);
-    w.key("status").value(m.status.ok() ? "ok" : error_code_name(m.status.code()));
-    if (!m.status.ok()) w.key("message").value(m.status.message());
-    w.key("buffers").begin_array();
+    Json method;
+    method["name"] = m.name;
+    method["status"] = m.status.ok() ? "ok" : error_code_name(m.status.code());
+    if (!m.status.ok()) method["message"] = m.status.message();
+    Json buffers = Json::array();
     for (const BufferOutcome& b : m.buffers) {
-      w.begin_object();
-      w.key("index").value(static_cast<uint64_t>(b.index));
-      w.key("size").value(b.size);
-      w.key("device").value(b.device.to_string());
-      w.key("allocated").value(b.allocated);
-      w.end_object();
+      buffers.push_back({{"index", b.index},
+                         {"size", b.size},
+                         {"device", b.device.to_string()},
+                         {"allocated", b.allocated}});
     }
-    w.end_array();
-    w.end_object();
+    method["buffers"] = std::move(buffers);
+    methods.push_back(std::move(method));
   }
-  w.end_array();
-  w.key("allocations").begin_array();
+  doc["methods"] = std::move(methods);
+  Json allocations = Json::array();
   for (const AllocationRecord& a : r.allocations) {
-    w.begin_object();
-    write_allocation_fields(w, a);
-    w.key("freed").value(!a.live);
-    w.end_object();
+    Json entry = allocation_json(a);
+    entry["freed"] = !a.live;
+    allocations.push_back(std::move(entry));
   }
-  w.end_array();
-  w.key("failed_allocations").begin_array();
+  doc["allocations"] = std::move(allocations);
+  Json failed = Json::array();
   for (const FailedAllocation& f : r.failed_allocations) {
-    w.begin_object();
-    w.key("seq").value(f.seq);
-    w.key("device").value(f.device.to_string());
-    w.key("size").value(static_cast<uint64_t>(f.size));
-    w.key("alignment").value(static_cast<uint64_t>(f.alignment));
-    w.key("owner").value(f.owner);
-    w.key("code").value(error_code_name(f.code));
-    w.key("reason").value(f.reason);
-    w.end_object();
+    failed.push_back({{"seq", f.seq},
+                      {"device", f.device.to_string()},
+                      {"size", f.size},
+                      {"alignment", f.alignment},
+                      {"owner", f.owner},
+                      {"code", error_code_name(f.code)},
+                      {"reason", f.reason}});
   }
-  w.end_array();
-  w.key("leaks").begin_array();
+  doc["failed_allocations"] = std::move(failed);
+  Json leaks = Json::array();
   for (size_t i = 0; i < r.leaks.size(); ++i) {
-    const AllocationRecord& a = r.leaks[i];
-    w.begin_object();
-    write_allocation_fields(w, a);
-    w.key("report").value(i < r.leak_lines.size() ? r.leak_lines[i] : format_allocation(a));
-    w.end_object();
+    Json entry = allocation_json(r.leaks[i]);
+    entry["report"] = i < r.leak_lines.size() ? r.leak_lines[i] : format_allocation(r.leaks[i]);
+    leaks.push_back(std::move(entry));
   }
-  w.end_array();
-  w.key("misuse").begin_array();
+  doc["leaks"] = std::move(leaks);
+  Json misuse = Json::array();
   for (const MisuseRecord& m : r.misuse) {
-    w.begin_object();
-    w.key("kind").value(misuse_kind_name(m.kind));
-    w.key("device").value(m.device.to_string());
-    w.key("allocation_seq").value(m.allocation_seq);
-    w.key("message").value(m.message);
-    w.end_object();
+    misuse.push_back({{"kind", misuse_kind_name(m.kind)},
+                      {"device", m.device.to_string()},
+                      {"allocation_seq", m.allocation_seq},
+                      {"message", m.message}});
   }
-  w.end_array();
-  w.end_object();
-  return w.str();
-}
-
-// The empty lists of a simulation that has no result (an error or an abort).
-static void write_empty_simulation_lists(JsonWriter& w) {
-  for (const char* list : {"methods", "allocations", "failed_allocations", "leaks", "misuse"}) {
-    w.key(list).begin_array().end_array();
-  }
+  doc["misuse"] = std::move(misuse);
+  doc["statistics"] = statistics_json(r);
+  doc["summary"] = simulation_summary(r);
+  return write_json(doc);
 }
 
 std::string simulate_abort_json(const std::string& message) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("status").value("abort");
-  w.key("runtime").value(runtime_name(RuntimeKind::Executorch));
-  w.key("error").begin_object();
-  w.key("code").value("Aborted");
-  w.key("message").value(message);
-  w.end_object();
-  write_empty_simulation_lists(w);
-  w.end_object();
-  return w.str();
+  Json doc = json_document();
+  doc["status"] = "abort";
+  doc["runtime"] = runtime_name(RuntimeKind::Executorch);
+  doc["error"] = {{"code", "Aborted"}, {"message", message}};
+  add_empty_simulation_lists(doc);
+  return write_json(doc);
 }
 
 std::string simulate_error_json(const Error& error, RuntimeKind runtime) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("status").value("error");
-  w.key("runtime").value(runtime_name(runtime));
-  write_error(w, error);
-  write_empty_simulation_lists(w);
-  w.end_object();
-  return w.str();
+  Json doc = json_document();
+  doc["status"] = "error";
+  doc["runtime"] = runtime_name(runtime);
+  doc["error"] = error_object(error);
+  add_empty_simulation_lists(doc);
+  return write_json(doc);
 }
 
 std::string run_json(const RunReport& report) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("method").value(report.method);
-  w.key("runtime").value(runtime_name(report.runtime));
-  w.key("outputs").begin_array();
+  Json doc = json_document();
+  doc["method"] = report.method;
+  doc["runtime"] = runtime_name(report.runtime);
+  Json outputs = Json::array();
   for (const OutputValues& o : report.outputs) {
-    w.begin_object();
-    w.key("index").value(static_cast<uint64_t>(o.index));
-    w.key("type").value(value_tag_name(o.tag));
+    Json output;
+    output["index"] = o.index;
+    output["type"] = value_tag_name(o.tag);
     if (o.tag == ValueTag::Tensor) {
-      w.key("dtype").value(scalar_type_name(o.dtype));
-      w.key("sizes");
-      write_sizes(w, o.sizes);
-      w.key("device").value(o.device.to_string());
+      output["dtype"] = scalar_type_name(o.dtype);
+      output["sizes"] = o.sizes;
+      output["device"] = o.device.to_string();
     }
-    w.key("values").begin_array();
-    for (const std::string& v : o.values) {
-      // Formatted numbers are valid JSON numbers; booleans are written as such.
-      if (v == "true" || v == "false") {
-        w.value(v == "true");
-      } else if (v == "nan" || v == "-nan" || v == "inf" || v == "-inf") {
-        w.null();
-      } else {
-        w.raw_number(v);
-      }
-    }
-    w.end_array();
-    w.end_object();
+    Json values = Json::array();
+    for (const std::string& v : o.values) values.push_back(element_json(v));
+    output["values"] = std::move(values);
+    outputs.push_back(std::move(output));
   }
-  w.end_array();
-  w.key("leaks");
-  write_strings(w, report.leak_lines);
-  w.key("misuse");
-  write_strings(w, report.misuse_lines);
-  w.end_object();
-  return w.str();
+  doc["outputs"] = std::move(outputs);
+  doc["leaks"] = report.leak_lines;
+  doc["misuse"] = report.misuse_lines;
+  return write_json(doc);
 }
 
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks) {
@@ -248,71 +240,55 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
     overlaps += m.overlaps.size();
     violations += m.device_violations.size();
   }
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file);
-  w.key("status").value(overlaps > 0 ? "overlap" : violations > 0 ? "device" : "clean");
-  w.key("methods").begin_array();
+  Json doc = json_document();
+  doc["file"] = file;
+  doc["status"] = overlaps > 0 ? "overlap" : violations > 0 ? "device" : "clean";
+  Json methods = Json::array();
   for (const MethodCheck& m : checks) {
-    w.begin_object();
-    w.key("name").value(m.name);
-    w.key("steps").value(static_cast<int64_t>(m.num_steps));
-    w.key("buffers").begin_array();
+    Json method;
+    method["name"] = m.name;
+    method["steps"] = m.num_steps;
+    Json buffers = Json::array();
     for (const BufferCheck& b : m.buffers) {
-      w.begin_object();
-      w.key("index").value(static_cast<uint64_t>(b.index));
-      w.key("size").value(b.size);
-      w.key("device").value(b.device.to_string());
-      w.key("lower_bound").value(b.lower_bound);
-      w.key("planned_tensors").value(static_cast<uint64_t>(b.planned_tensors));
-      w.end_object();
+      buffers.push_back({{"index", b.index},
+                         {"size", b.size},
+                         {"device", b.device.to_string()},
+                         {"lower_bound", b.lower_bound},
+                         {"planned_tensors", b.planned_tensors}});
     }
-    w.end_array();
-    w.key("overlaps").begin_array();
+    method["buffers"] = std::move(buffers);
+    Json overlap_list = Json::array();
     for (const Overlap& o : m.overlaps) {
-      w.begin_object();
-      w.key("buffer").value(static_cast<uint64_t>(o.buffer));
-      w.key("values").begin_array().value(static_cast<int64_t>(o.value_a)).value(static_cast<int64_t>(o.value_b)).end_array();
-      w.key("bytes").begin_array();
-      w.begin_array().value(o.a_begin).value(o.a_end).end_array();
-      w.begin_array().value(o.b_begin).value(o.b_end).end_array();
-      w.end_array();
-      w.key("instructions").begin_array().value(static_cast<int64_t>(o.first_step)).value(static_cast<int64_t>(o.last_step)).end_array();
-      w.end_object();
+      overlap_list.push_back(
+          {{"buffer", o.buffer},
+           {"values", {o.value_a, o.value_b}},
+           {"bytes", {{o.a_begin, o.a_end}, {o.b_begin, o.b_end}}},
+           {"instructions", {o.first_step, o.last_step}}});
     }
-    w.end_array();
-    w.key("aliases").begin_array();
+    method["overlaps"] = std::move(overlap_list);
+    Json aliases = Json::array();
     for (size_t v = 0; v < m.alias_of.size(); ++v) {
-      if (m.alias_of[v] < 0) continue;
-      w.begin_object();
-      w.key("value").value(static_cast<uint64_t>(v));
-      w.key("base").value(static_cast<int64_t>(m.alias_of[v]));
-      w.end_object();
+      if (m.alias_of[v] >= 0) aliases.push_back({{"value", v}, {"base", m.alias_of[v]}});
     }
-    w.end_array();
-    w.key("mutable_buffers").begin_array();
+    method["aliases"] = std::move(aliases);
+    Json mutable_buffers = Json::array();
     for (size_t v = 0; v < m.mutable_buffer.size(); ++v) {
-      if (m.mutable_buffer[v]) w.value(static_cast<uint64_t>(v));
+      if (m.mutable_buffer[v]) mutable_buffers.push_back(v);
     }
-    w.end_array();
-    w.key("warnings").begin_array();
-    for (const std::string& warning : m.warnings) w.value(warning);
-    w.end_array();
-    w.key("device_violations").begin_array();
+    method["mutable_buffers"] = std::move(mutable_buffers);
+    method["warnings"] = m.warnings;
+    Json device_violations = Json::array();
     for (const DeviceViolation& d : m.device_violations) {
-      w.begin_object();
-      w.key("instruction").value(static_cast<int64_t>(d.step));
-      w.key("operation").value(d.instruction);
-      w.key("value").value(static_cast<int64_t>(d.value));
-      w.key("message").value(d.message);
-      w.end_object();
+      device_violations.push_back({{"instruction", d.step},
+                                   {"operation", d.instruction},
+                                   {"value", d.value},
+                                   {"message", d.message}});
     }
-    w.end_array();
-    w.end_object();
+    method["device_violations"] = std::move(device_violations);
+    methods.push_back(std::move(method));
   }
-  w.end_array();
-  w.end_object();
-  return w.str();
+  doc["methods"] = std::move(methods);
+  return write_json(doc);
 }
 
 }  // namespace devplan::harness

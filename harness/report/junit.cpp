@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include <harness/report/svg.h>
+#include <harness/report/xml_text.h>
 
 namespace devplan::harness {
 
@@ -24,7 +25,7 @@ std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& ca
     }
     const size_t eol = c.failure.find('\n');
     xml << ">\n      <failure message=\"" << xml_escape(c.failure.substr(0, eol)) << "\">"
-        << xml_escape(c.failure) << "</failure>\n    </testcase>\n";
+        << xml_escape_text(c.failure) << "</failure>\n    </testcase>\n";
   }
   xml << "  </testsuite>\n</testsuites>\n";
   return xml.str();

@@ -16,6 +16,9 @@ struct JunitCase {
   double seconds = 0;
 };
 
+// Every string (suite, class names, case names, failure text) may hold any bytes: it is
+// escaped by the rule of harness/report/xml_text.h, so the document is always well-formed
+// XML 1.0 in UTF-8.
 std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& cases, double seconds);
 
 }  // namespace devplan::harness

@@ -4,6 +4,11 @@
 #include <sstream>
 
 #include <harness/report/svg.h>
+#include <harness/report/xml_text.h>
+
+// Every name (the title, method names, devices) goes through xml_escape_text/xml_escape
+// (harness/report/xml_text.h), so the SVG is always well-formed XML 1.0 in UTF-8, and so is the
+// HTML page (its one void element is self-closed), which HTML5 parsers read the same way.
 
 namespace devplan::harness {
 namespace {
@@ -33,7 +38,7 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
   const MethodPlan& plan = *m.plan;
   const MethodCheck& check = m.check;
   svg << "<text class=\"method-label\" x=\"4\" y=\"" << svg_number(y + 16)
-      << "\" font-size=\"15\" font-weight=\"bold\">method " << xml_escape(plan.name) << " ("
+      << "\" font-size=\"15\" font-weight=\"bold\">method " << xml_escape_text(plan.name) << " ("
       << check.num_steps << " instructions)</text>\n";
   double top = y + 28;
   const double steps = std::max(1, check.num_steps);
@@ -45,7 +50,7 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
     const double panel_top = top + 18;
     svg << "<text class=\"buffer-label\" x=\"" << svg_number(kLeft) << "\" y=\""
         << svg_number(top + 12) << "\" font-size=\"12\">buffer " << b << ": " << size << " B on "
-        << device << " (lower bound " << check.buffers[b].lower_bound << " B)</text>\n";
+        << xml_escape_text(device) << " (lower bound " << check.buffers[b].lower_bound << " B)</text>\n";
     svg << "<rect class=\"panel\" x=\"" << svg_number(kLeft) << "\" y=\"" << svg_number(panel_top)
         << "\" width=\"" << svg_number(kPanelWidth) << "\" height=\"" << svg_number(kPanelHeight)
         << "\" fill=\"#fafafa\" stroke=\"#999\"/>\n";
@@ -70,7 +75,7 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
           << svg_number(ry) << "\" width=\"" << svg_number(w) << "\" height=\"" << svg_number(h)
           << "\" fill=\"" << device_colour(t.device.to_string()) << "\" fill-opacity=\""
           << (live ? "0.75" : "0.25") << "\" stroke=\"#333\" stroke-width=\"0.5\"><title>"
-          << xml_escape(tensor_title(v, t, life)) << "</title></rect>\n";
+          << xml_escape_text(tensor_title(v, t, life)) << "</title></rect>\n";
     }
     for (const Overlap& o : check.overlaps) {
       if (o.buffer != b) continue;
@@ -80,7 +85,7 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
           << "\" y=\"" << svg_number(panel_top + static_cast<double>(begin) * scale)
           << "\" width=\"" << svg_number((o.last_step - o.first_step + 1) * step_w)
           << "\" height=\"" << svg_number(std::max(1.0, static_cast<double>(end - begin) * scale))
-          << "\" fill=\"red\" fill-opacity=\"0.8\"><title>" << xml_escape("OVERLAP " + describe_overlap(o))
+          << "\" fill=\"red\" fill-opacity=\"0.8\"><title>" << xml_escape_text("OVERLAP " + describe_overlap(o))
           << "</title></rect>\n";
     }
     svg << "<text x=\"" << svg_number(kLeft) << "\" y=\""
@@ -103,8 +108,8 @@ std::string svg_document(const std::string& title, const std::vector<PlotMethod>
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << svg_number(kLeft + kPanelWidth + 20)
       << "\" height=\"" << svg_number(height) << "\" font-family=\"sans-serif\">\n";
-  svg << "<title>" << xml_escape(title) << "</title>\n";
-  svg << "<text x=\"4\" y=\"18\" font-size=\"13\">" << xml_escape(title)
+  svg << "<title>" << xml_escape_text(title) << "</title>\n";
+  svg << "<text x=\"4\" y=\"18\" font-size=\"13\">" << xml_escape_text(title)
       << " — x: instruction, y: byte offset; red: overlapping live tensors</text>\n";
   double y = 30;
   for (const PlotMethod& m : methods) y += write_method(svg, m, y);
@@ -120,11 +125,11 @@ std::string plan_svg(const std::string& title, const std::vector<PlotMethod>& me
 
 std::string plan_html(const std::string& title, const std::vector<PlotMethod>& methods) {
   std::ostringstream html;
-  html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << xml_escape(title)
-       << "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>" << xml_escape(title)
+  html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"/><title>" << xml_escape_text(title)
+       << "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>" << xml_escape_text(title)
        << "</h1>\n";
   for (const PlotMethod& m : methods) {
-    html << "<h2>" << xml_escape(m.plan->name) << "</h2>\n" << svg_document(m.plan->name, {m});
+    html << "<h2>" << xml_escape_text(m.plan->name) << "</h2>\n" << svg_document(m.plan->name, {m});
   }
   html << "</body></html>\n";
   return html.str();

@@ -6,20 +6,6 @@
 
 namespace devplan::harness {
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string svg_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.2f", v);

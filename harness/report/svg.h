@@ -1,12 +1,13 @@
-// Small helpers for writing SVG text by hand: escaping and number formatting.
+// Small helpers for writing SVG text by hand: number formatting and device colours. Text from
+// input is escaped with xml_escape / xml_escape_text (harness/report/xml_text.h, included here
+// for the writers that include only this header).
 #pragma once
 
 #include <string>
 
-namespace devplan::harness {
+#include <harness/report/xml_text.h>
 
-// `text` with &, <, >, " escaped for XML content and attribute values.
-std::string xml_escape(const std::string& text);
+namespace devplan::harness {
 
 // A coordinate with at most two decimals ("12.5", "3").
 std::string svg_number(double v);

@@ -5,6 +5,11 @@
 #include <sstream>
 
 #include <harness/report/svg.h>
+#include <harness/report/xml_text.h>
+
+// Every name (the title, devices, leak lines with their owners) goes through
+// xml_escape_text/xml_escape (harness/report/xml_text.h): the SVG is always well-formed XML 1.0
+// in UTF-8.
 
 namespace devplan::harness {
 namespace {
@@ -42,8 +47,8 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << svg_number(kLeft + kWidth + 140)
       << "\" height=\"" << svg_number(kTop + kHeight + 50) << "\" font-family=\"sans-serif\">\n";
-  svg << "<title>" << xml_escape(title) << "</title>\n";
-  svg << "<text x=\"4\" y=\"18\" font-size=\"13\">" << xml_escape(title)
+  svg << "<title>" << xml_escape_text(title) << "</title>\n";
+  svg << "<text x=\"4\" y=\"18\" font-size=\"13\">" << xml_escape_text(title)
       << " — live device bytes over the allocation sequence; red: leaked</text>\n";
   svg << "<rect x=\"" << svg_number(kLeft) << "\" y=\"" << svg_number(kTop) << "\" width=\""
       << svg_number(kWidth) << "\" height=\"" << svg_number(kHeight)
@@ -59,16 +64,16 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
   double legend_y = kTop + 10;
   for (const auto& [device, points] : series) {
     const std::string name = device.to_string();
-    svg << "<polyline class=\"device-line\" data-device=\"" << name << "\" fill=\"none\" stroke=\""
+    svg << "<polyline class=\"device-line\" data-device=\"" << xml_escape(name) << "\" fill=\"none\" stroke=\""
         << device_colour(name) << "\" stroke-width=\"2\" points=\"";
     for (size_t k = 0; k < points.size(); ++k) {
       // A step line: hold the previous level until the event, then jump.
       if (k > 0) svg << svg_number(x_of(points[k].first)) << "," << svg_number(y_of(points[k - 1].second)) << " ";
       svg << svg_number(x_of(points[k].first)) << "," << svg_number(y_of(points[k].second)) << " ";
     }
-    svg << "\"><title>" << xml_escape(name) << "</title></polyline>\n";
+    svg << "\"><title>" << xml_escape_text(name) << "</title></polyline>\n";
     svg << "<text x=\"" << svg_number(kLeft + kWidth + 10) << "\" y=\"" << svg_number(legend_y)
-        << "\" font-size=\"11\" fill=\"" << device_colour(name) << "\">" << xml_escape(name) << "</text>\n";
+        << "\" font-size=\"11\" fill=\"" << device_colour(name) << "\">" << xml_escape_text(name) << "</text>\n";
     legend_y += 14;
   }
   for (size_t i = 0; i < events.size(); ++i) {
@@ -79,7 +84,7 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
           << svg_number(x + 4) << "," << svg_number(y + 4) << " M" << svg_number(x - 4) << ","
           << svg_number(y + 4) << " L" << svg_number(x + 4) << "," << svg_number(y - 4)
           << "\" stroke=\"black\" stroke-width=\"1.5\"><title>failed allocation of " << e.size
-          << " B on " << e.device.to_string() << "</title></path>\n";
+          << " B on " << xml_escape_text(e.device.to_string()) << "</title></path>\n";
       continue;
     }
   }
@@ -95,7 +100,7 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
       const size_t i = found->second;
       svg << "<circle class=\"leak\" cx=\"" << svg_number(x_of(i + 1)) << "\" cy=\""
           << svg_number(y_of(0) - 6) << "\" r=\"5\" fill=\"red\"><title>leak: "
-          << xml_escape(format_allocation(leak)) << "</title></circle>\n";
+          << xml_escape_text(format_allocation(leak)) << "</title></circle>\n";
     }
   }
   svg << "</svg>\n";

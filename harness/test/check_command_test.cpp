@@ -107,7 +107,7 @@ TEST(CheckCommandTest, BadInputs) {
   testing::CommandResult r = run(&check_command, {"/nonexistent.pte"});
   EXPECT_EQ(r.exit_code, 1);
   r = run(&check_command, {"/nonexistent.pte", "--json"});
-  EXPECT_EQ(r.out.rfind(R"({"error":{"code":"AccessFailed")", 0), 0u);
+  EXPECT_EQ(r.out.rfind(testing::json_header() + R"("error":{"code":"AccessFailed")", 0), 0u);
 }
 
 }  // namespace
@@ -125,7 +125,7 @@ TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "file: " + upstream("transformer.pte") +
                        "\nmethod forward: 48 steps\n"
-                       "  buffer 0: 1056768 B on cpu:0, lower bound 851968 B (size/bound 1.240), 75 "
+                       "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 851968 B (832.0 KiB) (size/bound 1.240), 75 "
                        "planned tensors\nresult: clean\n");
   testing::CommandResult json = testing::run(&check_command, {upstream("transformer.pte"), "--json"});
   EXPECT_NE(json.out.find(R"({"value":198,"base":191})"), std::string::npos) << json.out;

@@ -1,5 +1,7 @@
 #include "commands_test_support.h"
 
+#include <harness/report/json_document.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -50,6 +52,10 @@ std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suff
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   temp_files().push_back(path);
   return path;
+}
+
+std::string json_header() {
+  return std::string(R"({"devplan_version":")") + devplan_version() + R"(","schema_version":1,)";
 }
 
 }  // namespace devplan::harness::testing

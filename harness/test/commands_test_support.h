@@ -22,6 +22,10 @@ CommandResult run(CommandFn command, const Args& args);
 std::string real_program(const std::string& name);
 // A fixture program written by the build ("device_add_cuda0").
 std::string fixture_program(const std::string& name);
+// How every JSON document starts: {"devplan_version":"0.1.0","schema_version":1, (the caller
+// adds the rest of the document).
+std::string json_header();
+
 // Writes `bytes` to a temporary file (removed at exit) and returns its path.
 std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suffix = ".pte");
 

@@ -19,6 +19,7 @@ TEST(InspectCommandTest, RealAddProgram) {
             "file: " + real_program("add.pte") + "\n"
             "method forward: 4 values, 1 instructions, 1 planned buffers\n"
             "  buffer 0: 48 B on cpu:0, 3 planned tensors, max end 36\n"
+            "  peak device bytes: none\n"
             "  operators: aten::add.out\n"
             "  delegates: none\n"
             "  inputs:\n"
@@ -33,6 +34,7 @@ TEST(InspectCommandTest, DeviceFixtureShowsBothBuffersAndTheDelegate) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32\n"
                        "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48\n"
+                       "  peak device bytes: cuda:0 48 B\n"
                        "  operators: et_copy::_h2d_copy.out, et_copy::_d2h_copy.out\n"
                        "  delegates: DeviceAddBackend\n"),
             std::string::npos)
@@ -60,7 +62,9 @@ TEST(InspectCommandTest, InvalidFileIsOneLineAndExitOne) {
 TEST(InspectCommandTest, MissingFileIsExitOne) {
   testing::CommandResult r = run(&inspect_command, {"/nonexistent.pte"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan inspect: AccessFailed: /nonexistent.pte: cannot open '/nonexistent.pte'\n");
+  EXPECT_EQ(r.err,
+            "devplan inspect: AccessFailed: /nonexistent.pte: cannot open '/nonexistent.pte': No "
+            "such file or directory\n");
 }
 
 TEST(InspectCommandTest, UsageErrorsExitTwo) {
@@ -68,7 +72,9 @@ TEST(InspectCommandTest, UsageErrorsExitTwo) {
   EXPECT_EQ(run(&inspect_command, {"a.pte", "b.pte"}).exit_code, 2);
   testing::CommandResult r = run(&inspect_command, {"a.pte", "--bogus"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "devplan inspect: unknown option --bogus\nusage: devplan inspect FILE [--json]\n");
+  EXPECT_EQ(r.err,
+            "devplan inspect: The following argument was not expected: --bogus\n"
+            "Run 'devplan inspect --help' for the options.\n");
 }
 
 }  // namespace
@@ -82,8 +88,8 @@ TEST(InspectCommandJsonTest, RealAddProgramDocument) {
   ASSERT_EQ(r.exit_code, 0);
   const std::string tensor = R"("type":"Tensor","dtype":"float32","sizes":[1],"nbytes":4,"device":"cpu:0","storage":"planned"})";
   EXPECT_EQ(r.out,
-            R"({"file":")" + testing::real_program("add.pte") +
-                R"(","methods":[{"name":"forward","buffers":[{"index":0,"size":48,"device":"cpu:0","planned_tensors":3,"max_end":36}],"values":4,"instructions":1,"operators":["aten::add.out"],"delegates":[],"inputs":[{"value":0,)" +
+            testing::json_header() + R"("file":")" + testing::real_program("add.pte") +
+                R"(","methods":[{"name":"forward","buffers":[{"index":0,"size":48,"device":"cpu:0","planned_tensors":3,"max_end":36}],"peak_device_bytes":{},"values":4,"instructions":1,"operators":["aten::add.out"],"delegates":[],"inputs":[{"value":0,)" +
                 tensor + R"(,{"value":1,)" + tensor + R"(],"outputs":[{"value":2,)" + tensor +
                 "],\"external\":[]}]}\n");
 }
@@ -92,7 +98,7 @@ TEST(InspectCommandJsonTest, ErrorDocument) {
   testing::CommandResult r = testing::run(&inspect_command, {"/nonexistent.pte", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out,
-            R"({"error":{"code":"AccessFailed","message":"/nonexistent.pte: cannot open '/nonexistent.pte'"}})"
+            testing::json_header() + R"("error":{"code":"AccessFailed","message":"/nonexistent.pte: cannot open '/nonexistent.pte': No such file or directory"}})"
             "\n");
 }
 

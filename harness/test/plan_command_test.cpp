@@ -24,9 +24,9 @@ TEST(PlanCommandTest, ReferenceProgramLayoutAndItRuns) {
   testing::CommandResult r = run(&plan_command, {graph_file(kReferenceGraph), "-o", out, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find(R"("name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
-                       R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1,)"),
+                       R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)"),
             std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1,)"),
+  EXPECT_NE(r.out.find(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)"),
             std::string::npos) << r.out;
   // The written program has the reference layout and runs end to end on simulated devices.
   testing::CommandResult inspect = run(&inspect_command, {out});
@@ -53,7 +53,7 @@ TEST(PlanCommandTest, NaiveIsNeverSmallerThanBest) {
   ASSERT_EQ(naive.exit_code, 0) << naive.err;
   ASSERT_EQ(best.exit_code, 0) << best.err;
   // Four 256-byte tensors; a chain needs only two live at once.
-  EXPECT_NE(naive.out.find("  buffer 0 on cpu:0: 1024 B, lower bound 512 B, ratio 2.0000 (naive, 4 tensors)"),
+  EXPECT_NE(naive.out.find("  buffer 0 on cpu:0: 1024 B (1.0 KiB), lower bound 512 B, ratio 2.0000 (naive, 4 tensors)"),
             std::string::npos) << naive.out;
   EXPECT_NE(best.out.find("  buffer 0 on cpu:0: 512 B, lower bound 512 B, ratio 1.0000"),
             std::string::npos) << best.out;

@@ -86,7 +86,7 @@ TEST(RunCommandJsonTest, OutputsDocument) {
       &run_command, {testing::real_program("linear_no_constant_segment.pte"), "--json", "--input", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            R"({"method":"forward","runtime":"devplan","outputs":[{"index":0,"type":"Tensor","dtype":"float32","sizes":[2,2],"device":"cpu:0","values":[8,8,8,8]}],"leaks":[],"misuse":[]})"
+            testing::json_header() + R"("method":"forward","runtime":"devplan","outputs":[{"index":0,"type":"Tensor","dtype":"float32","sizes":[2,2],"device":"cpu:0","values":[8,8,8,8]}],"leaks":[],"misuse":[]})"
             "\n");
 }
 
@@ -116,7 +116,9 @@ TEST(DeviceOptionTest, SimulatedIsTheDefaultAndUnknownKindsAreUsageErrors) {
   EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[1] on cpu:0 = [3]\n");  // 2 + 1
   r = testing::run(&run_command, {testing::real_program("add.pte"), "--device", "gpu"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("devplan run: --device expects simulated or cuda, got 'gpu'\n", 0), 0u);
+  EXPECT_EQ(r.err,
+            "devplan run: --device: --device expects simulated or cuda, got 'gpu'\n"
+            "Run 'devplan run --help' for the options.\n");
   EXPECT_EQ(testing::run(&simulate_command, {testing::real_program("add.pte"), "--device", "tpu"}).exit_code, 2);
 }
 

@@ -23,9 +23,13 @@ TEST(SimulateCommandTest, DeviceFixturePrintsTheLedgerAllFreed) {
             "device allocations: 1\n"
             "  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"
             "failed allocations: 0\n"
+            "statistics:\n"
+            "  cuda:0: bytes current 0 B, peak 48 B, total 48 B; allocations current 0, peak 1, "
+            "total 1\n"
             "leaks: 0\n"
             "misuse: 0\n"
-            "result: ok: every method loaded, every allocation freed\n");
+            "result: ok: every method loaded, every allocation freed\n"
+            "SUMMARY: devplan: no leaks, no misuse (1 allocation, 1 free)\n");
 }
 
 TEST(SimulateCommandTest, FailAllocIsACleanLoadErrorExitOne) {
@@ -114,8 +118,9 @@ TEST(SimulateCommandTest, UsageErrorsExitTwo) {
   EXPECT_EQ(run(&simulate_command, {f, "--capacity", "cuda:0"}).exit_code, 2);
   testing::CommandResult r = run(&simulate_command, {f, "--inject-bug", "leak"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("devplan simulate: --inject-bug expects skip-free, double-free or "
-                        "wrong-index-free, got 'leak'\n", 0), 0u);
+  EXPECT_EQ(r.err,
+            "devplan simulate: --inject-bug: expects skip-free, double-free or wrong-index-free, "
+            "got 'leak'\nRun 'devplan simulate --help' for the options.\n");
 }
 
 }  // namespace
@@ -129,11 +134,15 @@ TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
       testing::run(&simulate_command, {testing::fixture_program("device_add_cuda0"), "--json"});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out,
-            R"({"status":"ok","runtime":"devplan","methods":[{"name":"forward","status":"ok","buffers":[)"
+            testing::json_header() +
+            R"("status":"ok","runtime":"devplan","methods":[{"name":"forward","status":"ok","buffers":[)"
             R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
             R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
             R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
-            R"("failed_allocations":[],"leaks":[],"misuse":[]})"
+            R"("failed_allocations":[],"leaks":[],"misuse":[],)"
+            R"("statistics":{"cuda:0":{"bytes":{"current":0,"peak":48,"total":48},)"
+            R"("allocations":{"current":0,"peak":1,"total":1}}},)"
+            R"j("summary":"SUMMARY: devplan: no leaks, no misuse (1 allocation, 1 free)"})j"
             "\n");
 }
 
@@ -151,7 +160,11 @@ TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
   bytes[4] = 'X';
   testing::CommandResult r = testing::run(&simulate_command, {testing::temp_file(bytes), "--json"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out.rfind(R"({"status":"error","runtime":"devplan","error":{"code":"InvalidProgram","message":")", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(testing::json_header() +
+                            R"("status":"error","runtime":"devplan","error":{"code":"InvalidProgram","message":")",
+                        0),
+            0u)
+      << r.out;
 }
 
 }  // namespace
@@ -224,12 +237,12 @@ TEST(SimulateCommandTest, ADirectoryIsAnErrorNamingItNotACrash) {
     testing::CommandResult r = testing::run(&simulate_command, {"/tmp", "--runtime", runtime});
     EXPECT_EQ(r.exit_code, 1) << runtime;
     if (std::string(runtime) == "executorch" && !executorch_available()) continue;
-    EXPECT_EQ(r.err, "devplan simulate: AccessFailed: /tmp: cannot read '/tmp': it is a directory\n")
+    EXPECT_EQ(r.err, "devplan simulate: AccessFailed: /tmp: cannot read '/tmp': Is a directory\n")
         << runtime;
   }
   testing::CommandResult run_dir = testing::run(&run_command, {"/tmp"});
   EXPECT_EQ(run_dir.exit_code, 1);
-  EXPECT_EQ(run_dir.err, "devplan run: AccessFailed: cannot read '/tmp': it is a directory\n");
+  EXPECT_EQ(run_dir.err, "devplan run: AccessFailed: cannot read '/tmp': Is a directory\n");
 }
 
 }  // namespace

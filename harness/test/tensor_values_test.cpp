@@ -46,19 +46,3 @@ TEST(TensorValuesTest, ShortestFormatting) {
 
 }  // namespace
 }  // namespace devplan::harness
-
-#include <harness/report/json_writer.h>
-
-namespace devplan::harness {
-namespace {
-
-TEST(JsonWriterTest, WritesCompactDocumentsWithEscapedStrings) {
-  EXPECT_EQ(json_quote("a\"b\\\n\x01"), "\"a\\\"b\\\\\\n\\u0001\"");
-  JsonWriter w;
-  w.begin_object().key("k").value("v").key("n").value(int64_t{-3}).key("list").begin_array();
-  w.value(true).null().value(0.5).end_array().end_object();
-  EXPECT_EQ(w.str(), R"({"k":"v","n":-3,"list":[true,null,0.5]})");
-}
-
-}  // namespace
-}  // namespace devplan::harness

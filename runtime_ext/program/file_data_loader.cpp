@@ -11,10 +11,21 @@ namespace {
 
 std::string errno_text(int err) { return std::generic_category().message(err); }
 
+// Why a file of this type is not a program file.
+std::string file_kind_problem(mode_t mode) {
+  if (S_ISDIR(mode)) return errno_text(EISDIR);
+  if (S_ISFIFO(mode)) return "not a regular file (a FIFO)";
+  if (S_ISCHR(mode)) return "not a regular file (a character device)";
+  if (S_ISBLK(mode)) return "not a regular file (a block device)";
+  if (S_ISSOCK(mode)) return "not a regular file (a socket)";
+  return "not a regular file";
+}
+
 }  // namespace
 
 Result<FileDataLoader> FileDataLoader::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is rejected below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return Error(ErrorCode::AccessFailed, "cannot open '" + path + "': " + errno_text(errno));
   }
@@ -26,7 +37,7 @@ Result<FileDataLoader> FileDataLoader::open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Error(ErrorCode::AccessFailed, "'" + path + "' is not a regular file");
+    return Error(ErrorCode::AccessFailed, "cannot read '" + path + "': " + file_kind_problem(st.st_mode));
   }
   return FileDataLoader(fd, static_cast<size_t>(st.st_size), path);
 }

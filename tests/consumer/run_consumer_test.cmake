@@ -5,8 +5,10 @@
 #         [-DCXX_COMPILER=<c++>] [-DGENERATOR=<generator>] [-DCXX_FLAGS=<flags>]
 #         [-DLINKER_FLAGS=<flags>] -P run_consumer_test.cmake
 #
-# It installs BUILD into a fresh prefix (BUILD/install_consumer/prefix), configures SOURCE
-# against it with CMAKE_PREFIX_PATH, checks that find_package(devplan) found that prefix, builds
+# It installs BUILD into a fresh prefix (BUILD/install_consumer/prefix), checks the layout (every
+# header under include/devplan/, nothing else in include/), configures SOURCE against it with
+# CMAKE_PREFIX_PATH (tests/consumer/CMakeLists.txt checks that the targets' include directory is
+# include/devplan), checks that find_package(devplan) found that prefix, builds
 # the consumer and runs its test. Every step's output is printed; any failure fails the test
 # with a message naming the step. CXX_FLAGS/LINKER_FLAGS carry the devplan build's flags (a
 # sanitizer build's static libraries need the same runtime in the consumer).
@@ -43,17 +45,30 @@ endif()
 
 run_step("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix} ${config_args})
 
+# Every header under the one folder include/devplan/, at the path it is included by.
 foreach(expected
     lib/cmake/devplan/devplanConfig.cmake
     lib/cmake/devplan/devplanConfigVersion.cmake
     lib/cmake/devplan/devplanTargets.cmake
-    include/runtime_ext/core/device_memory_buffer.h
-    include/runtime_ext/schema/program_generated.h
-    include/mocks/tracking_device_allocator.h
-    include/fixtures/leak_checked_test.h
-    include/fixtures/generator/fixture_programs.h)
+    include/devplan/runtime_ext/core/device.h
+    include/devplan/runtime_ext/core/device_memory_buffer.h
+    include/devplan/runtime_ext/schema/program_generated.h
+    include/devplan/mocks/tracking_device_allocator.h
+    include/devplan/fixtures/leak_checked_test.h
+    include/devplan/fixtures/generator/fixture_programs.h)
   if(NOT EXISTS ${prefix}/${expected})
     message(FATAL_ERROR "install_consumer: the install has no ${expected}")
+  endif()
+endforeach()
+# Nothing of devplan's directly in <prefix>/include: only the folder devplan/.
+file(GLOB include_entries RELATIVE ${prefix}/include ${prefix}/include/*)
+if(NOT include_entries STREQUAL "devplan")
+  message(FATAL_ERROR
+    "install_consumer: <prefix>/include should hold only devplan/, not: ${include_entries}")
+endif()
+foreach(unexpected include/runtime_ext include/mocks include/fixtures)
+  if(EXISTS ${prefix}/${unexpected})
+    message(FATAL_ERROR "install_consumer: the install has ${unexpected} (headers belong under include/devplan/)")
   endif()
 endforeach()
 

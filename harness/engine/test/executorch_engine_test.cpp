@@ -12,7 +12,7 @@
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/commands/simulation.h>
 #include <harness/engine/engine.h>
-#include <harness/json/json_parser.h>
+#include <harness/json/json.h>
 #include <harness/test/commands_test_support.h>
 
 namespace devplan::harness {
@@ -204,14 +204,15 @@ TEST_F(ExecutorchEngine, DevplanDeviceBackendRunsTheSameUnderBothEngines) {
 TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch) {
   for (const char* name : {"mlp", "residual", "transformer", "device_legacy_no_device_planning"}) {
     SCOPED_TRACE(name);
-    Result<JsonValue> reference =
+    Result<Json> reference =
         parse_json_file(upstream(std::string("reference/") + name + ".ones.json"));
     ASSERT_TRUE(reference.ok()) << reference.error().to_string();
-    const JsonValue* forward = reference->find("forward");
-    ASSERT_NE(forward, nullptr);
-    const JsonValue* outputs = (*forward)[0].find("outputs");
-    ASSERT_NE(outputs, nullptr);
-    const JsonValue& expected_outputs = *outputs;
+    const auto forward = reference->find("forward");
+    ASSERT_NE(forward, reference->end());
+    ASSERT_TRUE(forward->is_array() && !forward->empty());
+    const auto outputs = (*forward)[0].find("outputs");
+    ASSERT_NE(outputs, (*forward)[0].end());
+    const Json& expected_outputs = *outputs;
     std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
     Result<std::unique_ptr<EngineSession>> s = open_session(
         RuntimeKind::Executorch, bytes_of(upstream(std::string(name) + ".pte")), *env, SessionOptions());
@@ -229,11 +230,12 @@ TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch)
     ASSERT_TRUE(out.ok()) << out.error().to_string();
     ASSERT_EQ(out->size(), expected_outputs.size());
     for (size_t i = 0; i < out->size(); ++i) {
-      const JsonValue& want = expected_outputs[i];
+      const Json& want = expected_outputs[i];
       ASSERT_EQ((*out)[i].values.size(), want.size());
       for (size_t j = 0; j < want.size(); ++j) {
         const double got = std::stod((*out)[i].values[j]);
-        ASSERT_NEAR(got, *want[j].get_double(), 1e-5) << "output " << i << " element " << j;
+        ASSERT_TRUE(want[j].is_number()) << "output " << i << " element " << j;
+        ASSERT_NEAR(got, want[j].get<double>(), 1e-5) << "output " << i << " element " << j;
       }
     }
   }
@@ -257,7 +259,7 @@ TEST_F(ExecutorchEngine, SimulateJsonNamesTheRuntime) {
   CommandResult r = testing::run(&simulate_command,
                                  {upstream("device_add.pte"), "--runtime", "executorch", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("{\"status\":\"ok\",\"runtime\":\"executorch\",", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(testing::json_header() + "\"status\":\"ok\",\"runtime\":\"executorch\",", 0), 0u) << r.out;
 }
 
 TEST_F(ExecutorchEngine, HostCapacityIsAUsageErrorUnderExecutorch) {
@@ -317,10 +319,10 @@ TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTo
   };
   for (const Expected& p : programs) {
     SCOPED_TRACE(p.name);
-    Result<JsonValue> reference =
+    Result<Json> reference =
         parse_json_file(exported(std::string("reference/") + p.name + ".ones.json"));
     ASSERT_TRUE(reference.ok()) << reference.error().to_string();
-    const JsonValue& want = *(*reference->find("forward"))[0].find("outputs");
+    const Json& want = reference->at("forward").at(0).at("outputs");
     for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
       SCOPED_TRACE(runtime_name(runtime));
       std::unique_ptr<DeviceEnvironment> env =
@@ -336,7 +338,7 @@ TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTo
         for (size_t i = 0; i < out->size(); ++i) {
           ASSERT_EQ((*out)[i].values.size(), want[i].size());
           for (size_t j = 0; j < want[i].size(); ++j) {
-            EXPECT_EQ(std::stod((*out)[i].values[j]), *want[i][j].get_double());
+            EXPECT_EQ(std::stod((*out)[i].values[j]), want[i][j].get<double>());
           }
         }
       }

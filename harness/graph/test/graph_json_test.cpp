@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <harness/json/json_parser.h>
+#include <harness/json/json.h>
 #include <runtime_ext/planning/graph_gen.h>
 #include <runtime_ext/planning/memory_plan.h>
 
@@ -224,6 +224,22 @@ TEST(GraphJsonTest, DocumentErrors) {
             "JSON parse error at line 1, column 16: expected a string key, got '}'");
 }
 
+TEST(GraphJsonTest, ReadsDocumentsBuiltInCodeWithExactIntegers) {
+  Json method = {{"name", "encode"}, {"tensors", Json::array()}};
+  method["tensors"].push_back({{"id", "s"}, {"dtype", "int64"}, {"shape", {3, 1}}});
+  Result<Graph> g = graph_from_json(method);
+  ASSERT_TRUE(g.ok()) << g.error();
+  EXPECT_EQ(g->name, "encode");
+  EXPECT_EQ(g->tensors[0].shape, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(g->tensors[0].nbytes, 24u);
+  // An integer past int64 is named, not wrapped; a double is not an integer.
+  method["tensors"][0]["shape"] = {UINT64_MAX};
+  EXPECT_EQ(graph_from_json(method).error().message(),
+            "method 'encode': tensor 's': shape[0]: integer 18446744073709551615 does not fit in int64");
+  EXPECT_EQ(error_after(R"("alignment": 16)", R"("alignment": 16.0)"),
+            "method 'forward': field 'alignment': expected an integer, got number");
+}
+
 TEST(GraphJsonTest, WritesInTheDocumentedForm) {
   Result<std::vector<Graph>> graphs = read_graphs(kSample);
   ASSERT_TRUE(graphs.ok());
@@ -292,7 +308,8 @@ TEST(GraphJsonTest, Files) {
   std::remove(path.c_str());
   g = read_graphs_file(path);
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.code(), ErrorCode::NotFound);
+  EXPECT_EQ(g.code(), ErrorCode::AccessFailed);
+  EXPECT_EQ(g.error().message(), "cannot open '" + path + "': No such file or directory");
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ TEST(FileDataLoaderTest, DirectoryIsNotARegularFile) {
   Result<FileDataLoader> loader = FileDataLoader::open(dir);
   ASSERT_FALSE(loader.ok());
   EXPECT_EQ(loader.code(), ErrorCode::AccessFailed);
-  EXPECT_EQ(loader.error().message(), "'" + dir + "' is not a regular file");
+  EXPECT_EQ(loader.error().message(), "cannot read '" + dir + "': Is a directory");
 }
 
 TEST(FileDataLoaderTest, MovedFromLoaderOwnsNothing) {

@@ -1,0 +1,32 @@
+#include <harness/commands/command_options.h>
+
+namespace devplan::harness {
+
+CLI::Option* add_program_argument(CLI::App& app, std::string& file) {
+  return app.add_option("FILE", file, "the program (.pte)")->required();
+}
+
+CLI::Option* add_json_flag(CLI::App& app, bool& json) {
+  return app.add_flag("--json", json, "print one JSON document instead of text");
+}
+
+CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime) {
+  return app
+      .add_option_function<std::string>(
+          "--runtime", [&runtime](const std::string& text) { runtime = *parse_runtime_kind(text); },
+          "the engine that loads the program: devplan (runtime_ext, default) or executorch "
+          "(ExecuTorch 1.5.1's runtime)")
+      ->type_name("devplan|executorch")
+      ->check(cli::checked_by(&parse_runtime_kind));
+}
+
+CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device) {
+  return app
+      .add_option_function<std::string>(
+          "--device", [&device](const std::string& text) { device = *parse_device_kind(text); },
+          "where device buffers live: simulated (default; tracked host memory) or cuda")
+      ->type_name("simulated|cuda")
+      ->check(cli::checked_by(&parse_device_kind));
+}
+
+}  // namespace devplan::harness

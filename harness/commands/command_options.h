@@ -1,0 +1,23 @@
+// Options that several `devplan` commands share, declared on the command's CLI11 app. Each is
+// checked while parsing (a bad value is a usage error naming the option) and bound to its
+// typed variable.
+#pragma once
+
+#include <string>
+
+#include <harness/cli/command_line.h>
+#include <harness/commands/device_environment.h>
+#include <harness/engine/runtime_kind.h>
+
+namespace devplan::harness {
+
+// FILE: the program to read, required.
+CLI::Option* add_program_argument(CLI::App& app, std::string& file);
+// --json: print one JSON document instead of text.
+CLI::Option* add_json_flag(CLI::App& app, bool& json);
+// --runtime devplan|executorch (default devplan).
+CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime);
+// --device simulated|cuda (default simulated).
+CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device);
+
+}  // namespace devplan::harness

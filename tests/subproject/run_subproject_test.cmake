@@ -1,0 +1,55 @@
+# The ctest `subproject`: proves that devplan can be built as part of another project
+# (add_subdirectory) without its tests and without imposing its global settings. Run as
+#
+#   cmake -DDEVPLAN_SOURCE=<repo> -DSOURCE=<repo>/tests/subproject -DBUILD=<devplan build dir>
+#         [-DCXX_COMPILER=<c++>] [-DGENERATOR=<generator>] [-DLAUNCHER=<ccache>]
+#         -P run_subproject_test.cmake
+#
+# It configures SOURCE in BUILD/subproject_test (the checks run while configuring: see
+# tests/subproject/CMakeLists.txt), builds subproject_main, which builds devplan_core, and runs
+# it. The CUDA and ExecuTorch parts are off, to keep the run short (about half a minute; ccache,
+# passed as the parent's launcher, makes later runs faster). Every step's output is printed;
+# any failure fails the test with a message naming the step.
+
+foreach(var DEVPLAN_SOURCE SOURCE BUILD)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "run_subproject_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+set(work ${BUILD}/subproject_test)
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+
+# run_step(<name> <command...>): runs the command, prints its output, fails on a non-zero exit.
+function(run_step name)
+  message(STATUS "subproject: ${name}: ${ARGN}")
+  execute_process(COMMAND ${ARGN}
+    RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out
+    ERROR_VARIABLE out)
+  message("${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "subproject: step '${name}' failed (exit ${rc})")
+  endif()
+endfunction()
+
+set(configure_args
+  -S ${SOURCE} -B ${work}
+  -DDEVPLAN_SOURCE_DIR=${DEVPLAN_SOURCE}
+  -DDEVPLAN_WITH_CUDA=OFF
+  -DDEVPLAN_WITH_EXECUTORCH=OFF
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+if(DEFINED GENERATOR AND NOT GENERATOR STREQUAL "")
+  list(APPEND configure_args -G ${GENERATOR})
+endif()
+if(DEFINED CXX_COMPILER AND NOT CXX_COMPILER STREQUAL "")
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+if(DEFINED LAUNCHER AND NOT LAUNCHER STREQUAL "" AND NOT LAUNCHER MATCHES "-NOTFOUND$")
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+run_step("configure" ${CMAKE_COMMAND} ${configure_args})
+run_step("build subproject_main" ${CMAKE_COMMAND} --build ${work} --target subproject_main --parallel 2)
+run_step("run subproject_main" ${work}/subproject_main)
+message(STATUS "subproject: passed")
