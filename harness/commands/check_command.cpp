@@ -46,9 +46,7 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
 }  // namespace
 
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
-  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
-  DEVPLAN_ASSIGN_OR_RETURN(Program program,
-                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
   std::vector<MethodCheck> checks;
   for (size_t i = 0; i < program.num_methods(); ++i) {
     DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));

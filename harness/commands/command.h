@@ -10,6 +10,7 @@
 #include <harness/commands/device_environment.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/core/result.h>
+#include <runtime_ext/program/program.h>
 
 namespace devplan::harness {
 
@@ -47,5 +48,9 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
 
 // Reads a whole file. AccessFailed naming the path when it cannot be read.
 Result<std::vector<uint8_t>> read_file(const std::string& path);
+
+// Loads the program in `path` through a memory-mapped file (one copy of the bytes: the
+// Program's own). The errors of MmapDataLoader::open, then Program::load's.
+Result<Program> load_program_file(const std::string& path);
 
 }  // namespace devplan::harness

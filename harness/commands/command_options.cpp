@@ -20,6 +20,15 @@ CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime) {
       ->check(cli::checked_by(&parse_runtime_kind));
 }
 
+Result<UnloadBug> parse_injected_bug(const std::string& text) {
+  UnloadBug bug = UnloadBug::None;
+  if (!parse_unload_bug(text, &bug) || bug == UnloadBug::None) {
+    return Error(ErrorCode::InvalidArgument,
+                 "expects skip-free, double-free or wrong-index-free, got '" + text + "'");
+  }
+  return bug;
+}
+
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device) {
   return app
       .add_option_function<std::string>(

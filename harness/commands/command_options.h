@@ -8,6 +8,7 @@
 #include <harness/cli/command_line.h>
 #include <harness/commands/device_environment.h>
 #include <harness/engine/runtime_kind.h>
+#include <runtime_ext/module/planned_memory.h>
 
 namespace devplan::harness {
 
@@ -17,6 +18,10 @@ CLI::Option* add_program_argument(CLI::App& app, std::string& file);
 CLI::Option* add_json_flag(CLI::App& app, bool& json);
 // --runtime devplan|executorch (default devplan).
 CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime);
+// The --inject-bug values: skip-free, double-free or wrong-index-free; InvalidArgument
+// otherwise (None is not a bug to inject).
+Result<UnloadBug> parse_injected_bug(const std::string& text);
+
 // --device simulated|cuda (default simulated).
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device);
 

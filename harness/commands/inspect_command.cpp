@@ -67,15 +67,10 @@ int inspect_command(const Args& args, std::ostream& out, std::ostream& err) {
   add_program_argument(*app, file);
   add_json_flag(*app, json);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
-  Result<std::vector<MethodSummary>> methods = Error(ErrorCode::Internal, "");
-  Result<std::vector<uint8_t>> bytes = read_file(file);
-  if (bytes.ok()) {
-    Result<Program> program =
-        Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
-    methods = program.ok() ? summarize_program(*program) : Result<std::vector<MethodSummary>>(program.error());
-  } else {
-    methods = bytes.error();
-  }
+  Result<Program> program = load_program_file(file);
+  Result<std::vector<MethodSummary>> methods =
+      program.ok() ? summarize_program(*program)
+                   : Result<std::vector<MethodSummary>>(program.error());
   if (!methods.ok()) {
     const Error error = methods.error().with_context(file);
     if (json) {

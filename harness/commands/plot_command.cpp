@@ -35,9 +35,7 @@ struct PlotPictures {
 
 Result<PlotPictures> draw_program(const std::string& file, const std::vector<std::string>& methods,
                                   bool html) {
-  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
-  DEVPLAN_ASSIGN_OR_RETURN(Program program,
-                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::vector<PlotMethod> plots, plot_methods(program, methods));
   PlotPictures pictures;
   pictures.picture = html ? plan_html(file, plots) : plan_svg(file, plots);

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include <runtime_ext/program/file_data_loader.h>
+#include <runtime_ext/program/mmap_data_loader.h>
 
 namespace devplan::harness {
 
@@ -17,6 +18,11 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
   std::vector<uint8_t> bytes(size);
   if (size > 0) DEVPLAN_RETURN_IF_ERROR(loader.load_into(0, size, bytes.data()));
   return bytes;
+}
+
+Result<Program> load_program_file(const std::string& path) {
+  DEVPLAN_ASSIGN_OR_RETURN(MmapDataLoader loader, MmapDataLoader::open(path));
+  return Program::load(loader);
 }
 
 Error write_file(const std::string& path, const std::string& text) {

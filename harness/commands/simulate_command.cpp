@@ -62,15 +62,6 @@ Result<std::pair<Device, uint64_t>> parse_capacity(const std::string& text) {
   return std::make_pair(device, bytes);
 }
 
-Result<UnloadBug> parse_injected_bug(const std::string& text) {
-  UnloadBug bug = UnloadBug::None;
-  if (!parse_unload_bug(text, &bug) || bug == UnloadBug::None) {
-    return Error(ErrorCode::InvalidArgument,
-                 "expects skip-free, double-free or wrong-index-free, got '" + text + "'");
-  }
-  return bug;
-}
-
 std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
   auto app = cli::make_command_app(
       "simulate",

@@ -50,15 +50,6 @@ Result<std::vector<Device>> parse_device_list(const std::string& text) {
   }
 }
 
-Result<UnloadBug> parse_injected_bug(const std::string& text) {
-  UnloadBug bug = UnloadBug::None;
-  if (!parse_unload_bug(text, &bug) || bug == UnloadBug::None) {
-    return Error(ErrorCode::InvalidArgument,
-                 "expects skip-free, double-free or wrong-index-free, got '" + text + "'");
-  }
-  return bug;
-}
-
 std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
   auto app = cli::make_command_app(
       "fuzz",

@@ -3,13 +3,10 @@
 #include <runtime_ext/program/file_data_loader.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iterator>
-#include <memory>
 #include <new>
 #include <unordered_set>
 #include <utility>

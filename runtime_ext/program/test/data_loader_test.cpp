@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 #include <runtime_ext/program/buffer_data_loader.h>
 #include <runtime_ext/program/file_data_loader.h>
+#include <runtime_ext/program/mmap_data_loader.h>
+#include <runtime_ext/program/program.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -109,6 +112,72 @@ TEST(FileDataLoaderTest, MovedFromLoaderOwnsNothing) {
   EXPECT_EQ(loader->size().code(), ErrorCode::InvalidState);
   uint8_t b;
   EXPECT_EQ(loader->load_into(0, 1, &b).code(), ErrorCode::InvalidState);
+}
+
+}  // namespace
+}  // namespace devplan
+
+namespace devplan {
+namespace {
+
+TEST(MmapDataLoaderTest, MapsTheWholeFileAndLoadsAProgram) {
+  const std::string path = testing_util::executorch_fixture_path("add.pte");
+  Result<MmapDataLoader> loader = MmapDataLoader::open(path);
+  ASSERT_TRUE(loader.ok()) << loader.error();
+  EXPECT_EQ(loader->path(), path);
+  EXPECT_EQ(*loader->size(), 728u);
+  const std::vector<uint8_t> expected = testing_util::read_file(path);
+  EXPECT_EQ(std::vector<uint8_t>(loader->bytes().begin(), loader->bytes().end()), expected);
+  uint8_t four[4];
+  ASSERT_TRUE(loader->load_into(4, 4, four).ok());
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(four), 4), "ET12");
+  const Error past = loader->load_into(725, 4, four);
+  EXPECT_EQ(past.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(past.message(), "cannot load 4 bytes at offset 725 from a file of 728 bytes");
+  Result<Program> program = Program::load(*loader);
+  ASSERT_TRUE(program.ok()) << program.error();
+  EXPECT_EQ(program->num_methods(), 1u);
+}
+
+TEST(MmapDataLoaderTest, EmptyFileMapsNothing) {
+  const std::string path = ::testing::TempDir() + "devplan_mmap_empty.pte";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  Result<MmapDataLoader> loader = MmapDataLoader::open(path);
+  ASSERT_TRUE(loader.ok()) << loader.error();
+  EXPECT_EQ(*loader->size(), 0u);
+  EXPECT_TRUE(loader->bytes().empty());
+  Result<Program> program = Program::load(*loader);
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.code(), ErrorCode::InvalidProgram);
+  std::remove(path.c_str());
+}
+
+TEST(MmapDataLoaderTest, BadPathsAreTheErrorsOfEveryLoader) {
+  Result<MmapDataLoader> missing = MmapDataLoader::open("/nonexistent/devplan/x.pte");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(),
+            "cannot open '/nonexistent/devplan/x.pte': No such file or directory");
+  const std::string dir = std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch";
+  Result<MmapDataLoader> folder = MmapDataLoader::open(dir);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_EQ(folder.error().message(), "cannot read '" + dir + "': Is a directory");
+  Result<MmapDataLoader> device = MmapDataLoader::open("/dev/null");
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().message(), "cannot read '/dev/null': not a regular file (a character device)");
+}
+
+TEST(MmapDataLoaderTest, MovedFromLoaderOwnsNothing) {
+  Result<MmapDataLoader> loader = MmapDataLoader::open(testing_util::executorch_fixture_path("add.pte"));
+  ASSERT_TRUE(loader.ok());
+  MmapDataLoader moved(std::move(*loader));
+  EXPECT_EQ(*moved.size(), 728u);
+  EXPECT_EQ(loader->size().code(), ErrorCode::InvalidState);
+  uint8_t b;
+  EXPECT_EQ(loader->load_into(0, 1, &b).code(), ErrorCode::InvalidState);
+  MmapDataLoader assigned = std::move(moved);
+  EXPECT_EQ(*assigned.size(), 728u);
 }
 
 }  // namespace
