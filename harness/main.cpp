@@ -41,26 +41,45 @@ const Command kCommands[] = {
      "the main job: inspect, check, simulate and run programs, pictures, fuzz, summary"},
 };
 
+const Command* find_command(const std::string& name) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A command gets its words exactly as given (its own CLI11 app parses them, `--` included);
+  // `devplan help COMMAND` is `devplan COMMAND --help`.
+  if (argc >= 2) {
+    const bool help_for = std::string(argv[1]) == "help" && argc == 3;
+    if (const Command* c = find_command(argv[help_for ? 2 : 1])) {
+      const Args args = help_for ? Args{"--help"} : Args(argv + 2, argv + argc);
+      return c->run(args, std::cout, std::cerr);
+    }
+  }
+  // Everything else is the top level's: --help, --version, help, or a usage error.
   CLI::App app("devplan: hunts leaks and lifetime bugs in the path that places memory-planned "
                "buffers of ExecuTorch programs on devices and allocates them.",
                "devplan");
   app.set_version_flag("--version", std::string("devplan ") + devplan::harness::devplan_version());
   app.require_subcommand(1);
-  app.footer("`devplan COMMAND --help` shows a command's options.\n"
+  app.footer("`devplan COMMAND --help` (or `devplan help COMMAND`) shows a command's options.\n"
              "exit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
              "found");
-  std::vector<std::pair<CLI::App*, const Command*>> subcommands;
-  for (const Command& c : kCommands) {
-    CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    // The command parses its own words (and its own --help).
-    sub->prefix_command();
-    sub->set_help_flag();
-    subcommands.emplace_back(sub, &c);
+  for (const Command& c : kCommands) app.add_subcommand(c.name, c.summary);
+  CLI::App* help = app.add_subcommand("help", "show this help, or a command's (help COMMAND)");
+  if (argc == 2 && std::string(argv[1]) == "help") {
+    std::cout << app.help();
+    return devplan::cli::kExitOk;
   }
-  CLI::App* help = app.add_subcommand("help", "show this help");
+  if (argc >= 2 && argv[1][0] != '-' && std::string(argv[1]) != "help") {
+    std::cerr << "devplan: unknown command '" << argv[1]
+              << "'\nRun 'devplan --help' for the commands.\n";
+    return devplan::cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -70,15 +89,11 @@ int main(int argc, char** argv) {
     std::cout << app.version() << "\n";
     return devplan::cli::kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "devplan: " << e.what() << "\n" << app.help();
+    std::cerr << "devplan: " << e.what() << "\nRun 'devplan --help' for the commands.\n";
     return devplan::cli::kExitUsage;
   }
-  if (help->parsed()) {
-    std::cout << app.help();
-    return devplan::cli::kExitOk;
-  }
-  for (const auto& [sub, command] : subcommands) {
-    if (sub->parsed()) return command->run(sub->remaining(), std::cout, std::cerr);
-  }
-  return devplan::cli::kExitUsage;  // unreachable: require_subcommand(1)
+  // Only `help` with a word that is no command gets here (CLI11 rejects the word first).
+  (void)help;
+  std::cerr << "devplan: unknown command\nRun 'devplan --help' for the commands.\n";
+  return devplan::cli::kExitUsage;
 }

@@ -1,5 +1,7 @@
 #include <mocks/tracking_device_allocator.h>
 
+#include <runtime_ext/core/byte_count.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -63,8 +65,8 @@ const std::string& owner_text(const std::string& owner) {
 
 // "#3 cuda:0 48 B owner forward/buffer 1": an allocation as misuse lines name it.
 std::string short_description(const AllocationRecord& r) {
-  return "#" + std::to_string(r.seq) + " " + r.device.to_string() + " " + std::to_string(r.size) +
-         " B owner " + owner_text(r.owner);
+  return "#" + std::to_string(r.seq) + " " + r.device.to_string() + " " + format_bytes(r.size) +
+         " owner " + owner_text(r.owner);
 }
 
 std::string join_lines(const std::vector<std::string>& lines) {
@@ -109,8 +111,8 @@ const char* misuse_kind_name(MisuseKind kind) {
 }
 
 std::string format_allocation(const AllocationRecord& r) {
-  return "#" + std::to_string(r.seq) + " " + r.device.to_string() + " " + std::to_string(r.size) +
-         " B align " + std::to_string(r.alignment) + " owner " + owner_text(r.owner);
+  return "#" + std::to_string(r.seq) + " " + r.device.to_string() + " " + format_bytes(r.size) +
+         " align " + std::to_string(r.alignment) + " owner " + owner_text(r.owner);
 }
 
 TrackingDeviceAllocator::TrackingDeviceAllocator(DeviceType type) : type_(type) {

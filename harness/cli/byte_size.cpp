@@ -1,7 +1,6 @@
 #include <harness/cli/byte_size.h>
 
 #include <cctype>
-#include <cstdio>
 
 namespace devplan::cli {
 namespace {
@@ -92,26 +91,6 @@ Result<uint64_t> parse_byte_size(const std::string& text) {
     bytes += extra;
   }
   return bytes;
-}
-
-std::string format_bytes(uint64_t bytes) {
-  std::string text = std::to_string(bytes) + " B";
-  if (bytes < kKi) return text;
-  const char* names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes) / kKi;
-  size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < sizeof(names) / sizeof(names[0])) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char shown[32];
-  std::snprintf(shown, sizeof(shown), "%.1f", value);
-  // 1023.96 KiB prints as "1024.0 KiB"; move up a unit rather than show that.
-  if (std::string(shown) == "1024.0" && unit + 1 < sizeof(names) / sizeof(names[0])) {
-    std::snprintf(shown, sizeof(shown), "%.1f", 1.0);
-    ++unit;
-  }
-  return text + " (" + shown + " " + names[unit] + ")";
 }
 
 }  // namespace devplan::cli

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include <runtime_ext/core/byte_count.h>
 #include <runtime_ext/core/result.h>
 
 namespace devplan::cli {
@@ -19,7 +20,7 @@ namespace devplan::cli {
 // above UINT64_MAX and fractions of a byte.
 Result<uint64_t> parse_byte_size(const std::string& text);
 
-// "N B" below 1 KiB, else "N B (X.Y UNIT)" with the largest binary unit that keeps X >= 1.
-std::string format_bytes(uint64_t bytes);
+// format_bytes lives with the runtime (leak lines use it too).
+using devplan::format_bytes;
 
 }  // namespace devplan::cli

@@ -1,6 +1,7 @@
 #include <harness/cli/command_line.h>
 
-#include <harness/cli/byte_size.h>
+#include <cmath>
+#include <cstdlib>
 
 namespace devplan::cli {
 
@@ -14,10 +15,42 @@ std::unique_ptr<CLI::App> make_command_app(const std::string& command,
   return app;
 }
 
+namespace {
+
+// CLI11 takes a word that starts with '-' for an option, so `--input -inf` or `-o -x.pte` would
+// lose their values. The word after an option that takes a value is always that value: join
+// them (`--input=-inf`, `-o-x.pte`) before CLI11 sees them. Words after `--` stay as they are.
+std::vector<std::string> join_option_values(const CLI::App& app,
+                                            const std::vector<std::string>& args) {
+  std::vector<std::string> joined;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") {
+      joined.insert(joined.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    const bool long_name = word.size() > 2 && word.compare(0, 2, "--") == 0 &&
+                           word.find('=') == std::string::npos;
+    const bool short_name = word.size() == 2 && word[0] == '-' && word[1] != '-';
+    const CLI::Option* option =
+        long_name || short_name ? app.get_option_no_throw(word) : nullptr;
+    if (option != nullptr && option->get_expected_min() > 0 && i + 1 < args.size()) {
+      joined.push_back(word + (short_name ? "" : "=") + args[i + 1]);
+      ++i;
+      continue;
+    }
+    joined.push_back(word);
+  }
+  return joined;
+}
+
+}  // namespace
+
 std::optional<int> parse_command_line(CLI::App& app, const std::vector<std::string>& args,
                                       std::ostream& out, std::ostream& err) {
+  const std::vector<std::string> words = join_option_values(app, args);
   // CLI11 takes the words last-first.
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  std::vector<std::string> reversed(words.rbegin(), words.rend());
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
@@ -43,32 +76,37 @@ CLI::Option* add_repeated_option(CLI::App& app, const std::string& name,
   return app.add_option(name, values, description)->allow_extra_args(false);
 }
 
-const CLI::Validator& byte_size_validator() {
+const CLI::Validator& decimal_validator() {
   static const CLI::Validator validator(
       [](std::string& text) -> std::string {
-        Result<uint64_t> bytes = parse_byte_size(text);
-        return bytes.ok() ? std::string() : bytes.error().message();
+        const std::string why = "expects a whole decimal number in [0, 18446744073709551615], got '" +
+                                text + "'";
+        if (text.empty() || text.size() > 20) return why;
+        for (char ch : text) {
+          if (ch < '0' || ch > '9') return why;
+        }
+        if (text.size() == 20 && text > "18446744073709551615") return why;
+        // CLI11 converts with base 0, where a leading 0 means octal: "010" is ten here.
+        const size_t first = text.find_first_not_of('0');
+        text = first == std::string::npos ? "0" : text.substr(first);
+        return std::string();
       },
-      "SIZE", "byte size");
+      "");
   return validator;
 }
 
-const CLI::Validator& assignment_validator() {
+const CLI::Validator& positive_finite_validator() {
   static const CLI::Validator validator(
       [](std::string& text) -> std::string {
-        const size_t eq = text.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-          return "expects KEY=VALUE, got '" + text + "'";
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0)) {
+          return "expects a finite number above 0, got '" + text + "'";
         }
         return std::string();
       },
-      "KEY=VALUE", "assignment");
+      "");
   return validator;
-}
-
-std::pair<std::string, std::string> split_assignment(const std::string& text) {
-  const size_t eq = text.find('=');
-  return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
 }  // namespace devplan::cli

@@ -44,9 +44,14 @@ CLI::Option* add_repeated_option(CLI::App& app, const std::string& name,
 // option) the way parse_command_line prints CLI11's, and returns kExitUsage.
 int usage_error(const CLI::App& app, const std::string& what, std::ostream& err);
 
-// Validators with messages that name the expected form.
-// A byte count with an optional unit: 4096, 512KiB, 64MB, 1GiB (see byte_size.h).
-const CLI::Validator& byte_size_validator();
+// Validators with messages that name the expected form. CLI11 alone reads unsigned options
+// with strtoull (so "-1" would wrap and "010" be octal) and lets NaN through PositiveNumber.
+// A whole decimal number without sign, prefix or spaces that fits uint64 (leading zeros are
+// dropped: "010" is ten). It rewrites the text, so add it with transform(), not check().
+const CLI::Validator& decimal_validator();
+// A finite number above zero.
+const CLI::Validator& positive_finite_validator();
+
 // Accepts what `parse` accepts (any function taking the text and returning a Result); the
 // parser's message otherwise. Use it to check a value at parse time and convert it after; name
 // the value's form in help with the option's type_name.
@@ -59,11 +64,5 @@ CLI::Validator checked_by(Parse parse) {
       },
       "");
 }
-
-// KEY=VALUE with both sides non-empty.
-const CLI::Validator& assignment_validator();
-
-// "KEY=VALUE" split at the first '='; the caller validated it with assignment_validator.
-std::pair<std::string, std::string> split_assignment(const std::string& text);
 
 }  // namespace devplan::cli

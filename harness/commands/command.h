@@ -37,6 +37,15 @@ Result<std::string> plot_program(const std::string& file, const std::vector<std:
 // Writes `text` to `path` (replacing it). AccessFailed naming the path on failure.
 Error write_file(const std::string& path, const std::string& text);
 
+// write_file for `devplan <command>`: on failure prints "devplan <command>: <error>" on `err`
+// and returns false.
+bool write_output(const char* command, const std::string& path, const std::string& text,
+                  std::ostream& err);
+
+// The exit code once an output file could not be written: a finding (3) stays, anything else
+// becomes 1.
+int exit_after_write_failure(int code);
+
 struct RunReport;
 // Executes `method` (the first method when empty) of the program in `file` on simulated
 // devices with `inputs` (see `devplan run --input`; missing inputs are ones). `usage_error` is

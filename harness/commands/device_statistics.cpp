@@ -7,19 +7,20 @@ namespace devplan::harness {
 
 std::vector<DeviceStatistics> device_statistics(const std::vector<AllocationEvent>& events) {
   std::map<Device, DeviceStatistics> by_device;
+  // Live allocations by pointer: a free counts only when it returns one of them.
+  std::map<const void*, std::pair<Device, size_t>> live;
   for (const AllocationEvent& e : events) {
     if (e.kind == AllocationEvent::Kind::FailedAllocate) continue;
-    const Device key = e.device;
     if (e.kind == AllocationEvent::Kind::Free) {
-      auto it = by_device.find(key);
-      if (it == by_device.end() || e.size == 0) continue;  // unknown pointer
-      StatisticsCounter& bytes = it->second.bytes;
-      StatisticsCounter& allocations = it->second.allocations;
-      bytes.current -= std::min<uint64_t>(bytes.current, e.size);
-      allocations.current -= allocations.current > 0 ? 1 : 0;
+      auto it = live.find(e.ptr);
+      if (it == live.end()) continue;  // unknown pointer or double free: changes nothing
+      DeviceStatistics& d = by_device[it->second.first];
+      d.bytes.current -= it->second.second;
+      --d.allocations.current;
+      live.erase(it);
       continue;
     }
-    DeviceStatistics& d = by_device[key];
+    DeviceStatistics& d = by_device[e.device];
     d.device = e.device;
     d.bytes.current += e.size;
     d.bytes.total += e.size;
@@ -27,9 +28,10 @@ std::vector<DeviceStatistics> device_statistics(const std::vector<AllocationEven
     ++d.allocations.current;
     ++d.allocations.total;
     d.allocations.peak = std::max(d.allocations.peak, d.allocations.current);
+    live[e.ptr] = {e.device, e.size};
   }
   std::vector<DeviceStatistics> out;
-  for (auto& [key, d] : by_device) out.push_back(d);
+  for (auto& [device, d] : by_device) out.push_back(d);
   return out;
 }
 

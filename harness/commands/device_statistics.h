@@ -27,7 +27,8 @@ struct DeviceStatistics {
 };
 
 // One entry per device that saw a successful allocation, ordered by device type then index.
-// Failed allocations count nowhere; a free of an unknown pointer (size 0) changes nothing.
+// Frees are matched to allocations by pointer; failed allocations count nowhere, and a free of
+// a pointer that is not live (unknown, or freed already) changes nothing.
 std::vector<DeviceStatistics> device_statistics(const std::vector<AllocationEvent>& events);
 
 }  // namespace devplan::harness

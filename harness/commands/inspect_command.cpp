@@ -41,7 +41,7 @@ void print_text(std::ostream& out, const std::string& file,
     for (const BufferSummary& b : m.buffers) {
       out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
           << b.device.to_string() << ", "
-          << b.planned_tensors << " planned tensors, max end " << b.max_end << "\n";
+          << b.planned_tensors << " planned tensors, max end " << cli::format_bytes(b.max_end) << "\n";
     }
     const std::map<Device, uint64_t> peak = peak_device_bytes(m);
     out << "  peak device bytes:" << (peak.empty() ? " none" : "");

@@ -2,8 +2,7 @@
 
 #include <harness/cli/command_line.h>
 #include <harness/cli/exit_codes.h>
-#include <harness/json/json.h>
-#include <harness/report/json_document.h>
+#include <harness/report/json_reports.h>
 
 namespace devplan::harness {
 
@@ -34,9 +33,7 @@ double size_over_lower_bound(uint64_t size, uint64_t lower_bound) {
 int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,
                          std::ostream& err) {
   if (json) {
-    Json doc = json_document();
-    doc["error"] = {{"code", error_code_name(error.code())}, {"message", error.message()}};
-    out << write_json(doc) << "\n";
+    out << error_json(error) << "\n";
   } else {
     err << "devplan " << command << ": " << error.to_string() << "\n";
   }

@@ -73,23 +73,12 @@ int plot_command(const Args& args, std::ostream& out, std::ostream& err) {
     err << "devplan plot: " << pictures.error().with_context(file).to_string() << "\n";
     return pictures.code() == ErrorCode::NotFound ? cli::kExitUsage : cli::kExitError;
   }
-  if (!trace.empty()) {
-    Error e = write_file(trace, pictures->trace);
-    if (!e.ok()) {
-      err << "devplan plot: " << e.to_string() << "\n";
-      return cli::kExitError;
-    }
-  }
-  if (output.empty()) {
-    if (trace.empty()) out << pictures->picture;
-    else out << "wrote " << trace << "\n";
+  if (!trace.empty() && !write_output("plot", trace, pictures->trace, err)) return cli::kExitError;
+  if (output.empty()) {  // the picture is the standard output
+    out << pictures->picture;
     return cli::kExitOk;
   }
-  Error e = write_file(output, pictures->picture);
-  if (!e.ok()) {
-    err << "devplan plot: " << e.to_string() << "\n";
-    return cli::kExitError;
-  }
+  if (!write_output("plot", output, pictures->picture, err)) return cli::kExitError;
   out << "wrote " << output << "\n";
   if (!trace.empty()) out << "wrote " << trace << "\n";
   return cli::kExitOk;

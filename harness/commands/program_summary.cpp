@@ -1,5 +1,7 @@
 #include <harness/commands/program_summary.h>
 
+#include <runtime_ext/core/byte_count.h>
+
 #include <algorithm>
 
 namespace devplan::harness {
@@ -87,7 +89,7 @@ std::string describe_value(const ValueSummary& value) {
   for (size_t i = 0; i < value.sizes.size(); ++i) {
     text += (i ? ", " : "") + std::to_string(value.sizes[i]);
   }
-  return text + "] on " + value.device.to_string() + " (" + std::to_string(value.nbytes) + " B)";
+  return text + "] on " + value.device.to_string() + " (" + format_bytes(value.nbytes) + ")";
 }
 
 std::map<Device, uint64_t> peak_device_bytes(const MethodSummary& method) {

@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <system_error>
 
+#include <harness/cli/exit_codes.h>
 #include <runtime_ext/program/file_data_loader.h>
 #include <runtime_ext/program/mmap_data_loader.h>
+#include <runtime_ext/program/regular_file.h>
 
 namespace devplan::harness {
 
@@ -20,6 +22,18 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
   return bytes;
 }
 
+bool write_output(const char* command, const std::string& path, const std::string& text,
+                  std::ostream& err) {
+  Error e = write_file(path, text);
+  if (e.ok()) return true;
+  err << "devplan " << command << ": " << e.to_string() << "\n";
+  return false;
+}
+
+int exit_after_write_failure(int code) {
+  return code == cli::kExitFinding ? cli::kExitFinding : cli::kExitError;
+}
+
 Result<Program> load_program_file(const std::string& path) {
   DEVPLAN_ASSIGN_OR_RETURN(MmapDataLoader loader, MmapDataLoader::open(path));
   return Program::load(loader);
@@ -27,11 +41,10 @@ Result<Program> load_program_file(const std::string& path) {
 
 Error write_file(const std::string& path, const std::string& text) {
   auto failed = [&path](int err) {
-    return Error(ErrorCode::AccessFailed,
-                 "cannot write '" + path + "': " + std::generic_category().message(err));
+    return Error(ErrorCode::AccessFailed, "cannot write '" + path + "': " + errno_text(err));
   };
   // O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of hanging.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
   if (fd < 0) return failed(errno);
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // blocking writes from here
   size_t done = 0;

@@ -229,8 +229,11 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
   app->add_option("--out", c.out_dir, "where the pictures go (created; default build/report)")
       ->type_name("DIR");
   app->add_option("--fuzz-cases", c.fuzz.max_cases, "fuzz cases to run (default 2000; 0 skips)")
-      ->type_name("N");
-  app->add_option("--seed", c.fuzz.seed, "the fuzz campaign's seed")->type_name("S");
+      ->type_name("N")
+      ->transform(cli::decimal_validator());
+  app->add_option("--seed", c.fuzz.seed, "the fuzz campaign's seed")
+      ->type_name("S")
+      ->transform(cli::decimal_validator());
   add_runtime_option(*app, c.runtime);
   add_json_flag(*app, c.json);
   app->add_option("--junit", c.junit, "also write JUnit XML: one case per program, one for fuzz")
@@ -252,12 +255,6 @@ struct ReportOutcome {
     return findings > 0 ? cli::kExitFinding : errors > 0 ? cli::kExitError : cli::kExitOk;
   }
 };
-
-std::string replay_command(const ReportCommandLine& c, const CampaignResult& campaign) {
-  return "devplan fuzz --seed " + std::to_string(c.fuzz.seed) + " --case " +
-         std::to_string(campaign.failure->case_index) +
-         (c.fuzz.checks.differential ? " --differential" : "");
-}
 
 // Why a row is a failure, one line each; empty for a clean row.
 std::string row_failure(const ProgramRow& r) {
@@ -302,7 +299,7 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
     out << line << "\n";
     if (o.campaign.failure) {
       out << "  " << o.campaign.failure->finding.check << ": "
-          << o.campaign.failure->finding.message << "\n  replay: " << replay_command(c, o.campaign)
+          << o.campaign.failure->finding.message << "\n  replay: " << replay_command(c.fuzz, o.campaign.failure->case_index)
           << "\n";
     }
   }
@@ -331,7 +328,7 @@ std::string report_json(const ReportCommandLine& c, const ReportOutcome& o) {
       fuzz["failure"] = {{"check", o.campaign.failure->finding.check},
                          {"message", o.campaign.failure->finding.message},
                          {"case", o.campaign.failure->case_index},
-                         {"replay", replay_command(c, o.campaign)}};
+                         {"replay", replay_command(c.fuzz, o.campaign.failure->case_index)}};
     }
     doc["fuzz"] = std::move(fuzz);
   } else {
@@ -348,7 +345,7 @@ std::string report_junit(const ReportCommandLine& c, const ReportOutcome& o) {
     std::string failure;
     if (o.campaign.failure) {
       failure = o.campaign.failure->finding.check + ": " + o.campaign.failure->finding.message +
-                "\nreplay: " + replay_command(c, o.campaign);
+                "\nreplay: " + replay_command(c.fuzz, o.campaign.failure->case_index);
     }
     cases.push_back({"devplan report", "fuzz campaign", failure, o.campaign.seconds});
   }
@@ -390,17 +387,14 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   o.findings = o.program_findings + (o.campaign.failure ? 1 : 0);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!c.junit.empty()) {
-    Error e = write_file(c.junit, report_junit(c, o));
-    if (!e.ok()) {
-      err << "devplan report: " << e.to_string() << "\n";
-      return cli::kExitError;
-    }
-  }
   if (c.json) {
     out << report_json(c, o) << "\n";
   } else {
     print_text(out, c, o);
+  }
+  // The JUnit file comes after the report, so a file that cannot be written loses nothing else.
+  if (!c.junit.empty() && !write_output("report", c.junit, report_junit(c, o), err)) {
+    return exit_after_write_failure(o.exit_code());
   }
   return o.exit_code();
 }

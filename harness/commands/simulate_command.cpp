@@ -82,6 +82,7 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
       ->check(cli::checked_by(&parse_placement));
   app->add_option("--fail-alloc", o.fail_alloc, "fail the Nth device allocation (1-based)")
       ->type_name("N")
+      ->transform(cli::decimal_validator())
       ->check(CLI::Range(uint64_t{1}, UINT64_MAX));
   app->add_option_function<std::vector<std::string>>(
          "--capacity",
@@ -207,69 +208,67 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
 
 namespace {
 
-// Writes `text` to `path`; false after printing why on `err`.
-bool write_output(const std::string& path, const std::string& text, std::ostream& err) {
-  Error e = write_file(path, text);
-  if (e.ok()) return true;
-  err << "devplan simulate: " << e.to_string() << "\n";
-  return false;
-}
-
-int simulate_parsed(const SimulateCommandLine& c, std::ostream& out, std::ostream& err) {
-  const std::string& file = c.file;
-  const SimulationOptions* options = &c.options;
-  const bool json = c.json;
-  const auto start = std::chrono::steady_clock::now();
-  Result<std::vector<uint8_t>> bytes = read_file(file);
-  bool program_error = false;
-  Result<SimulationResult> result = bytes.ok() ? simulate_program(*bytes, *options, &program_error)
-                                               : Result<SimulationResult>(bytes.error());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!c.junit.empty()) {
-    std::vector<JunitCase> cases =
-        result.ok() ? junit_cases(file, *result)
-                    : std::vector<JunitCase>{{file, "load program", result.error().to_string(), 0}};
-    if (!write_output(c.junit, junit_xml("devplan simulate", cases, seconds), err)) {
-      return cli::kExitError;
-    }
-  }
-  if (result.ok() && !c.timeline_svg.empty() &&
-      !write_output(c.timeline_svg, timeline_svg(file, result->events, result->leaks), err)) {
-    return cli::kExitError;
-  }
-  if (result.ok() && !c.trace.empty() &&
-      !write_output(c.trace, allocation_trace(file, result->events, result->leaks), err)) {
-    return cli::kExitError;
-  }
+// The text or JSON report of a simulation (or of the error that stopped it); its exit code.
+int print_simulation(const SimulateCommandLine& c, const Result<SimulationResult>& result,
+                     bool option_error, std::ostream& out, std::ostream& err) {
   if (!result.ok()) {
-    const Error error = result.error().with_context(file);
-    if (result.code() == ErrorCode::InvalidArgument || result.code() == ErrorCode::NotFound) {
-      if (bytes.ok() && !program_error) {  // an option that does not fit the program
-        err << "devplan simulate: " << error.message() << "\n";
-        return cli::kExitUsage;
-      }
+    const Error error = result.error().with_context(c.file);
+    if (option_error) {  // an option that does not fit the program
+      err << "devplan simulate: " << error.message() << "\n";
+      return cli::kExitUsage;
     }
-    if (json) {
-      out << simulate_error_json(error, options->runtime) << "\n";
+    if (c.json) {
+      out << simulate_error_json(error, c.options.runtime) << "\n";
     } else {
       err << "devplan simulate: " << error.to_string() << "\n";
     }
     return cli::kExitError;
   }
   const int code = simulate_exit_code(*result);
-  if (json) {
+  if (c.json) {
     out << simulate_json(*result, code) << "\n";
-  } else {
-    print_text(out, file, *result);
-    out << "result: "
-        << (code == cli::kExitOk      ? "ok: every method loaded, every allocation freed"
-            : code == cli::kExitError ? "load error reported cleanly, nothing leaked"
-                                      : "FOUND leaks or misuse")
-        << "\n";
-    out << simulation_summary(*result) << "\n";
+    return code;
   }
+  print_text(out, c.file, *result);
+  out << "result: "
+      << (code == cli::kExitOk      ? "ok: every method loaded, every allocation freed"
+          : code == cli::kExitError ? "load error reported cleanly, nothing leaked"
+                                    : "FOUND leaks or misuse")
+      << "\n";
+  out << simulation_summary(*result) << "\n";
   return code;
+}
+
+int simulate_parsed(const SimulateCommandLine& c, std::ostream& out, std::ostream& err) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::vector<uint8_t>> bytes = read_file(c.file);
+  bool program_error = false;
+  Result<SimulationResult> result = bytes.ok() ? simulate_program(*bytes, c.options, &program_error)
+                                               : Result<SimulationResult>(bytes.error());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const bool option_error =
+      !result.ok() && bytes.ok() && !program_error &&
+      (result.code() == ErrorCode::InvalidArgument || result.code() == ErrorCode::NotFound);
+  const int code = print_simulation(c, result, option_error, out, err);
+  if (code == cli::kExitUsage) return code;
+  // The files come after the report, so a file that cannot be written loses nothing else.
+  bool written = true;
+  if (!c.junit.empty()) {
+    const std::vector<JunitCase> cases =
+        result.ok() ? junit_cases(c.file, *result)
+                    : std::vector<JunitCase>{{c.file, "load program", result.error().to_string(), 0}};
+    written &= write_output("simulate", c.junit, junit_xml("devplan simulate", cases, seconds), err);
+  }
+  if (result.ok() && !c.timeline_svg.empty()) {
+    written &= write_output("simulate", c.timeline_svg,
+                            timeline_svg(c.file, result->events, result->leaks), err);
+  }
+  if (result.ok() && !c.trace.empty()) {
+    written &= write_output("simulate", c.trace,
+                            allocation_trace(c.file, result->events, result->leaks), err);
+  }
+  return written ? code : exit_after_write_failure(code);
 }
 
 }  // namespace

@@ -104,4 +104,11 @@ CampaignResult run_campaign(const CampaignOptions& options,
   return result;
 }
 
+std::string replay_command(const CampaignOptions& options, uint64_t case_index,
+                           const std::string& extra_options) {
+  return "devplan fuzz --seed " + std::to_string(options.seed) + " --case " +
+         std::to_string(case_index) + extra_options +
+         (options.checks.differential ? " --differential" : "");
+}
+
 }  // namespace devplan::harness

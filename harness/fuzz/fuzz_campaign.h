@@ -56,6 +56,11 @@ struct CampaignResult {
   AllocationTotals totals;  // device allocations of the cases run (not of the minimisation)
 };
 
+// The command line that replays case `case_index` of the campaign: "devplan fuzz --seed S
+// --case K<extra_options>[ --differential]" (`extra_options` such as " --devices cuda:0").
+std::string replay_command(const CampaignOptions& options, uint64_t case_index,
+                           const std::string& extra_options = "");
+
 // The seed of case `k` of a campaign with `seed`.
 uint64_t case_seed(uint64_t seed, uint64_t k);
 

@@ -59,20 +59,25 @@ std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
       "must match it). Shards also come from TEST_TOTAL_SHARDS/TEST_SHARD_INDEX or "
       "GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX.");
   CampaignOptions& o = c.options;
-  app->add_option("--seed", o.seed, "the campaign's seed (default 1)")->type_name("S");
+  app->add_option("--seed", o.seed, "the campaign's seed (default 1)")
+      ->type_name("S")
+      ->transform(cli::decimal_validator());
   app->add_option("--cases", c.cases, "run this many cases")
       ->type_name("N")
+      ->transform(cli::decimal_validator())
       ->check(CLI::Range(uint64_t{1}, UINT64_MAX));
   app->add_option("--seconds", c.seconds, "run for this long")
       ->type_name("T")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::positive_finite_validator());
   app->add_option("--shard", c.shard, "run the cases k with k % N == I (overrides the environment)")
       ->type_name("I/N")
       ->check(cli::checked_by(&parse_shard));
   app->add_option("--devices", c.devices, "the devices programs are planned for")
       ->type_name("cpu:0,cuda:0,...")
       ->check(cli::checked_by(&parse_device_list));
-  app->add_option("--case", o.only_case, "run only case K (replay)")->type_name("K");
+  app->add_option("--case", o.only_case, "run only case K (replay)")
+      ->type_name("K")
+      ->transform(cli::decimal_validator());
   app->add_option("--inject-bug", c.inject_bug,
                   "make unload misbehave on purpose: skip-free, double-free or wrong-index-free")
       ->type_name("BUG")
@@ -106,15 +111,12 @@ Result<CampaignOptions> campaign_options(const FuzzCommandLine& c) {
   return o;
 }
 
-// The command line that replays `failure` exactly.
-std::string replay_command(const FuzzCommandLine& c, const CampaignOptions& o,
-                           uint64_t case_index) {
-  std::string cmd = "devplan fuzz --seed " + std::to_string(o.seed) + " --case " +
-                    std::to_string(case_index);
-  if (!c.devices.empty()) cmd += " --devices " + c.devices;
-  if (!c.inject_bug.empty()) cmd += " --inject-bug " + c.inject_bug;
-  if (o.checks.differential) cmd += " --differential";
-  return cmd;
+// The options beyond seed and case that a replay needs.
+std::string replay_options(const FuzzCommandLine& c) {
+  std::string extra;
+  if (!c.devices.empty()) extra += " --devices " + c.devices;
+  if (!c.inject_bug.empty()) extra += " --inject-bug " + c.inject_bug;
+  return extra;
 }
 
 void write_progress(std::ostream& err, bool tty, const CampaignProgress& p, bool final_line) {
@@ -148,7 +150,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   double next_plain = 2.0;
   // A case that takes the process down still says which case it was.
   ScopedCrashReplay crash_replay;
-  options->on_case_start = [&](uint64_t k) { crash_replay.set_case(replay_command(c, *options, k)); };
+  options->on_case_start = [&](uint64_t k) { crash_replay.set_case(replay_command(*options, k, replay_options(c))); };
   CampaignResult result = run_campaign(*options, [&](const CampaignProgress& p) {
     if (tty) {
       write_progress(err, true, p, false);
@@ -162,29 +164,12 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string program_path, replay;
   if (result.failure) {
     const CampaignFailure& f = *result.failure;
-    replay = replay_command(c, *options, f.case_index);
+    replay = replay_command(*options, f.case_index, replay_options(c));
     program_path = c.out_dir + "/devplan-fuzz-seed" + std::to_string(options->seed) +
                    "-case" + std::to_string(f.case_index) + ".pte";
     const std::vector<uint8_t> bytes = build_program(f.minimal);
-    Error e = write_file(program_path, std::string(bytes.begin(), bytes.end()));
-    if (!e.ok()) {
-      err << "devplan fuzz: " << e.to_string() << "\n";
+    if (!write_output("fuzz", program_path, std::string(bytes.begin(), bytes.end()), err)) {
       program_path.clear();
-    }
-  }
-  if (!c.junit.empty()) {
-    JunitCase junit_case{"devplan fuzz", "seed " + std::to_string(options->seed) + " shard " +
-                                    std::to_string(options->shard_index) + "/" +
-                                    std::to_string(options->shard_count),
-                "", result.seconds};
-    if (result.failure) {
-      junit_case.failure = result.failure->finding.check + ": " + result.failure->finding.message +
-                  "\nreplay: " + replay + "\nprogram: " + program_path;
-    }
-    Error e = write_file(c.junit, junit_xml("devplan fuzz", {junit_case}, result.seconds));
-    if (!e.ok()) {
-      err << "devplan fuzz: " << e.to_string() << "\n";
-      return cli::kExitError;
     }
   }
   if (json) {
@@ -242,7 +227,21 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     }
     out << fuzz_summary_line(result, options->seed, replay) << "\n";
   }
-  return result.failure ? cli::kExitFinding : cli::kExitOk;
+  // The JUnit file comes after the report, so a file that cannot be written loses nothing else.
+  bool written = true;
+  if (!c.junit.empty()) {
+    JunitCase junit_case{"devplan fuzz", "seed " + std::to_string(options->seed) + " shard " +
+                                    std::to_string(options->shard_index) + "/" +
+                                    std::to_string(options->shard_count),
+                "", result.seconds};
+    if (result.failure) {
+      junit_case.failure = result.failure->finding.check + ": " + result.failure->finding.message +
+                  "\nreplay: " + replay + "\nprogram: " + program_path;
+    }
+    written = write_output("fuzz", c.junit, junit_xml("devplan fuzz", {junit_case}, result.seconds), err);
+  }
+  const int code = result.failure ? cli::kExitFinding : cli::kExitOk;
+  return written ? code : exit_after_write_failure(code);
 }
 
 }  // namespace devplan::harness

@@ -1,5 +1,7 @@
 #include <harness/report/chrome_trace.h>
 
+#include <harness/report/json_document.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -83,7 +85,11 @@ class Lanes {
 Json document(const std::string& title, const char* x_axis, Json events) {
   Json doc;
   doc["traceEvents"] = std::move(events);
-  doc["otherData"] = Json::object({{"title", title}, {"x_axis", x_axis}, {"generator", "devplan"}});
+  doc["otherData"] = Json::object({{"title", title},
+                                   {"x_axis", x_axis},
+                                   {"generator", "devplan"},
+                                   {"devplan_version", devplan_version()},
+                                   {"schema_version", kJsonSchemaVersion}});
   return doc;
 }
 

@@ -4,7 +4,8 @@
 //
 // The document is one object: {"traceEvents": [...], "otherData": {...}}, written compactly on
 // one line with a trailing newline. "otherData" holds "title" (the given title), "x_axis" (what
-// ts and dur count, in words) and "generator" ("devplan"); chrome://tracing lists it under
+// ts and dur count, in words), "generator" ("devplan"), "devplan_version" and "schema_version"
+// (as every devplan JSON document has them); chrome://tracing lists it under
 // Metadata. As in ExecuTorch's own memory-planning trace (generate_memory_trace in
 // util/activation_memory_profiler.py), the axes are repurposed: the viewers label ts and dur
 // in microseconds, but here one unit is one allocation event or one instruction; every tensor

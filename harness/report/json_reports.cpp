@@ -47,14 +47,32 @@ Json allocation_json(const AllocationRecord& a) {
           {"owner", a.owner}};
 }
 
+// Whether elements of `dtype` are floating-point numbers.
+bool is_floating(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Half:
+    case ScalarType::Float:
+    case ScalarType::Double:
+    case ScalarType::BFloat16:
+    case ScalarType::Float8_e5m2:
+    case ScalarType::Float8_e4m3fn:
+    case ScalarType::Float8_e5m2fnuz:
+    case ScalarType::Float8_e4m3fnuz:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // An output element as formatted by tensor_values ("3", "-0.5", "true", "nan"): a JSON number
-// or boolean; NaN and infinities have no JSON form and become null.
-Json element_json(const std::string& text) {
+// or boolean, a double for every element of a floating-point tensor (so "1" is 1.0 and "-0"
+// keeps its sign); NaN and infinities have no JSON form and become null.
+Json element_json(const std::string& text, bool floating) {
   if (text == "true" || text == "false") return text == "true";
   if (text == "nan" || text == "-nan" || text == "inf" || text == "-inf") return nullptr;
   errno = 0;
   char* end = nullptr;
-  if (text.find_first_of(".eE") == std::string::npos) {
+  if (!floating && text.find_first_of(".eE") == std::string::npos) {
     if (text[0] == '-') {
       const long long n = std::strtoll(text.c_str(), &end, 10);
       if (*end == '\0' && errno == 0) return static_cast<int64_t>(n);
@@ -224,7 +242,9 @@ std::string run_json(const RunReport& report) {
       output["device"] = o.device.to_string();
     }
     Json values = Json::array();
-    for (const std::string& v : o.values) values.push_back(element_json(v));
+    const bool floating = o.tag == ValueTag::Tensor ? is_floating(o.dtype)
+                                                   : o.tag == ValueTag::Double || o.tag == ValueTag::DoubleList;
+    for (const std::string& v : o.values) values.push_back(element_json(v, floating));
     output["values"] = std::move(values);
     outputs.push_back(std::move(output));
   }

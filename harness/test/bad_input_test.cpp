@@ -1,12 +1,8 @@
 // Every devplan command, given every kind of bad file argument, ends cleanly: exit 1 or 2 and a
 // line naming the path and the reason, never a signal, never exit 0. The tool runs as its own
 // process (so an abort or a crash shows as a signal), under ASan in the asan preset.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,75 +12,14 @@
 
 #include <harness/engine/engine.h>
 
+#include "tool_process.h"
+
 namespace devplan::harness {
 namespace {
 
-struct ToolRun {
-  bool signaled = false;
-  int signal = 0;
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A scratch folder with one bad input of each kind, removed at the end.
-class Scratch {
- public:
-  Scratch() {
-    char pattern[] = "/tmp/devplan_bad_input_XXXXXX";
-    dir_ = ::mkdtemp(pattern);
-    ::mkdir(path("folder").c_str(), 0755);
-    std::ofstream(path("empty.pte"));
-    std::ofstream(path("text.pte")) << "this is a text file, not an ExecuTorch program\n";
-    std::ofstream(path("unreadable.pte")) << "secret";
-    ::chmod(path("unreadable.pte").c_str(), 0);
-    ::mkfifo(path("fifo.pte").c_str(), 0644);
-    ::mkdir(path("read-only").c_str(), 0555);
-  }
-  ~Scratch() {
-    const std::string command = "rm -rf '" + dir_ + "'";
-    if (std::system(command.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
-
-// Runs the devplan tool with `args`; stdout and stderr go through files (no pipe deadlock).
-ToolRun run_tool(const Scratch& scratch, const std::vector<std::string>& args) {
-  const std::string out_path = scratch.path("stdout.txt"), err_path = scratch.path("stderr.txt");
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(DEVPLAN_TOOL));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::alarm(60);  // a hang (a FIFO read that blocks) becomes SIGALRM: a failure, not a stuck test
-    ::execv(DEVPLAN_TOOL, argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ToolRun run;
-  run.signaled = WIFSIGNALED(status);
-  run.signal = run.signaled ? WTERMSIG(status) : 0;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = slurp(out_path);
-  run.err = slurp(err_path);
-  return run;
-}
+using testing::run_tool;
+using testing::Scratch;
+using testing::ToolRun;
 
 std::string joined(const std::vector<std::string>& args) {
   std::string text = "devplan";
@@ -213,7 +148,7 @@ void check_output(const std::string& out_name, const std::string& reason, bool f
   const std::string out = out_name[0] == '/' ? out_name : s.path(out_name);
   for (const std::vector<std::string>& args : output_commands(program, graph, out, folder_is_missing)) {
     std::vector<std::string> with_report = args;
-    if (args[0] == "report" && args[4] != out) {  // --junit: keep the pictures in the scratch
+    if (args[0] == "report" && args[3] == "--junit") {  // keep the pictures in the scratch
       with_report.insert(with_report.begin() + 1, {"--out", s.path("report")});
     }
     expect_clean_failure(with_report, run_tool(s, with_report), out, reason);

@@ -18,7 +18,7 @@ TEST(InspectCommandTest, RealAddProgram) {
   EXPECT_EQ(r.out,
             "file: " + real_program("add.pte") + "\n"
             "method forward: 4 values, 1 instructions, 1 planned buffers\n"
-            "  buffer 0: 48 B on cpu:0, 3 planned tensors, max end 36\n"
+            "  buffer 0: 48 B on cpu:0, 3 planned tensors, max end 36 B\n"
             "  peak device bytes: none\n"
             "  operators: aten::add.out\n"
             "  delegates: none\n"
@@ -32,8 +32,8 @@ TEST(InspectCommandTest, RealAddProgram) {
 TEST(InspectCommandTest, DeviceFixtureShowsBothBuffersAndTheDelegate) {
   testing::CommandResult r = run(&inspect_command, {fixture_program("device_add_cuda0")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32\n"
-                       "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48\n"
+  EXPECT_NE(r.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
+                       "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"
                        "  peak device bytes: cuda:0 48 B\n"
                        "  operators: et_copy::_h2d_copy.out, et_copy::_d2h_copy.out\n"
                        "  delegates: DeviceAddBackend\n"),

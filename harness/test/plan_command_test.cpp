@@ -30,8 +30,8 @@ TEST(PlanCommandTest, ReferenceProgramLayoutAndItRuns) {
             std::string::npos) << r.out;
   // The written program has the reference layout and runs end to end on simulated devices.
   testing::CommandResult inspect = run(&inspect_command, {out});
-  EXPECT_NE(inspect.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32\n"
-                             "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48\n"),
+  EXPECT_NE(inspect.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
+                             "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"),
             std::string::npos) << inspect.out;
   testing::CommandResult ran = run(&run_command, {out, "--input", "1,2,3,4", "--input", "10"});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;

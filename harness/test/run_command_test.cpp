@@ -86,7 +86,7 @@ TEST(RunCommandJsonTest, OutputsDocument) {
       &run_command, {testing::real_program("linear_no_constant_segment.pte"), "--json", "--input", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            testing::json_header() + R"("method":"forward","runtime":"devplan","outputs":[{"index":0,"type":"Tensor","dtype":"float32","sizes":[2,2],"device":"cpu:0","values":[8,8,8,8]}],"leaks":[],"misuse":[]})"
+            testing::json_header() + R"("method":"forward","runtime":"devplan","outputs":[{"index":0,"type":"Tensor","dtype":"float32","sizes":[2,2],"device":"cpu:0","values":[8.0,8.0,8.0,8.0]}],"leaks":[],"misuse":[]})"
             "\n");
 }
 

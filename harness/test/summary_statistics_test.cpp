@@ -65,6 +65,9 @@ TEST(DeviceStatisticsTest, CurrentPeakAndTotalPerDevice) {
       failed,                      free_of(cuda0, 256, 0x100),  allocate(cuda0, 128, 0x300),
       free_of(cuda0, 0, 0x999),  // unknown pointer: changes nothing
       free_of(cuda0, 512, 0x200),
+      free_of(cuda0, 512, 0x200),  // a double free: changes nothing
+      allocate(cuda1, 0, 0xA00),   // a zero-byte allocation is an allocation
+      free_of(cuda1, 0, 0xA00),
   };
   const std::vector<DeviceStatistics> stats = device_statistics(events);
   ASSERT_EQ(stats.size(), 2u);
@@ -79,7 +82,9 @@ TEST(DeviceStatisticsTest, CurrentPeakAndTotalPerDevice) {
   EXPECT_EQ(stats[1].bytes.current, 64u);
   EXPECT_EQ(stats[1].bytes.peak, 64u);
   EXPECT_EQ(stats[1].bytes.total, 64u);
-  EXPECT_EQ(stats[1].allocations.total, 1u);
+  EXPECT_EQ(stats[1].allocations.current, 1u);
+  EXPECT_EQ(stats[1].allocations.peak, 2u);
+  EXPECT_EQ(stats[1].allocations.total, 2u);
 }
 
 }  // namespace
