@@ -72,7 +72,20 @@ TEST(PropertySupportTest, FailureMessageEndsWithTheReplayCommand) {
 TEST(PropertySupportTest, SuccessReportsNothing) {
   rc::detail::SuccessResult success;
   success.numSuccess = 100;
-  report_property_result(rc::detail::TestResult(success));  // no failure recorded
+  ::testing::TestPartResultArray reported;
+  {
+    ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &reported);
+    report_property_result(rc::detail::TestResult(success));
+  }
+  EXPECT_EQ(reported.size(), 0);  // no failure, no message of any kind
+  // The same reporter does see a failure, so the check above can fail.
+  {
+    ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &reported);
+    report_failing_property();
+  }
+  EXPECT_EQ(reported.size(), 1);
 }
 
 TEST(PropertySupportTest, ScenariosPrintAsTheirDescription) {

@@ -119,11 +119,9 @@ class MethodReader {
     const Json* dtype = member(t, "dtype");
     if (dtype == nullptr) return invalid(where + "missing field 'dtype'");
     if (!dtype->is_string()) return field_error(where, "dtype", type_error("a string", *dtype));
-    ScalarType type;
-    const std::string& dtype_name = dtype->get_ref<const std::string&>();
-    if (!parse_scalar_type(dtype_name, &type)) {
-      return invalid(where + "unknown dtype '" + dtype_name + "'");
-    }
+    Result<ScalarType> parsed_type = parse_scalar_type(dtype->get_ref<const std::string&>());
+    if (!parsed_type.ok()) return invalid(where + parsed_type.error().message());
+    const ScalarType type = *parsed_type;
     const Json* shape = member(t, "shape");
     if (shape == nullptr) return invalid(where + "missing field 'shape'");
     if (!shape->is_array()) return field_error(where, "shape", type_error("an array", *shape));

@@ -1,5 +1,7 @@
 #include <harness/scenario/scenario_generator.h>
 
+#include <runtime_ext/planning/split_mix64.h>
+
 #include <algorithm>
 #include <set>
 
@@ -8,25 +10,6 @@
 namespace devplan {
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence everywhere.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n); 0 when n == 0. The modulo bias is negligible for the small n used here.
-  uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
-  // Uniform in [lo, hi]; lo when hi < lo.
-  uint64_t between(uint64_t lo, uint64_t hi) { return hi < lo ? lo : lo + below(hi - lo + 1); }
-  uint32_t choice() { return static_cast<uint32_t>(next() >> 32); }
-
- private:
-  uint64_t state_;
-};
 
 bool supported_device(Device d) {
   return (d.type == DeviceType::CPU && d.index == 0) || (d.type == DeviceType::CUDA && d.index >= 0);

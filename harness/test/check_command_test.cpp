@@ -1,5 +1,6 @@
 #include <functional>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -10,6 +11,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::fixture_program;
 using testing::real_program;
@@ -77,10 +80,9 @@ TEST(CheckCommandTest, FindsAPlantedOverlap) {
   // b_dev (value 3) moved onto a_dev's bytes: both live during instructions 1..2.
   testing::CommandResult r = run(&check_command, {testing::temp_file(device_add_with(3, 0))});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find("  OVERLAP values 2 and 3 in buffer 1 share bytes [0, 16) during "
-                       "instructions 1..2 (value 2 at [0, 16), value 3 at [0, 16))\n"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("result: 1 overlaps\n"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("  OVERLAP values 2 and 3 in buffer 1 share bytes [0, 16) during "
+                       "instructions 1..2 (value 2 at [0, 16), value 3 at [0, 16))\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("result: 1 overlaps\n"));
 }
 
 TEST(CheckCommandTest, PartialOverlapJson) {
@@ -89,10 +91,9 @@ TEST(CheckCommandTest, PartialOverlapJson) {
   testing::CommandResult r =
       run(&check_command, {"--json", testing::temp_file(device_add_with(4, 8))});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find(R"("status":"overlap")"), std::string::npos);
-  EXPECT_NE(r.out.find(R"("overlaps":[{"buffer":1,"values":[2,4],"bytes":[[0,16],[8,24]],"instructions":[2,2]},)"
-                       R"({"buffer":1,"values":[3,4],"bytes":[[16,32],[8,24]],"instructions":[2,2]}])"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("status":"overlap")"));
+  EXPECT_THAT(r.out, HasSubstr(R"("overlaps":[{"buffer":1,"values":[2,4],"bytes":[[0,16],[8,24]],"instructions":[2,2]},)"
+                       R"({"buffer":1,"values":[3,4],"bytes":[[16,32],[8,24]],"instructions":[2,2]}])")) << r.out;
 }
 
 TEST(CheckCommandTest, ReuseAfterLastUseIsNotAnOverlap) {
@@ -110,11 +111,6 @@ TEST(CheckCommandTest, BadInputs) {
   EXPECT_EQ(r.out.rfind(testing::json_header() + R"("error":{"code":"AccessFailed")", 0), 0u);
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 std::string upstream(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
@@ -128,13 +124,13 @@ TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {
                        "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 851968 B (832.0 KiB) (size/bound 1.240), 75 "
                        "planned tensors\nresult: clean\n");
   testing::CommandResult json = testing::run(&check_command, {upstream("transformer.pte"), "--json"});
-  EXPECT_NE(json.out.find(R"({"value":198,"base":191})"), std::string::npos) << json.out;
+  EXPECT_THAT(json.out, HasSubstr(R"({"value":198,"base":191})")) << json.out;
 }
 
 TEST(CheckCommandTest, MutableBuffersLiveThroughoutAndInputsUntilTheirLastUse) {
   testing::CommandResult r = testing::run(&check_command, {upstream("mutable_buffer.pte"), "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find(R"("aliases":[],"mutable_buffers":[0,1],"warnings":[])"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("aliases":[],"mutable_buffers":[0,1],"warnings":[])")) << r.out;
   ProgramBuilder source = device_add_cuda0_program_builder();
   MethodCheck c = check_method_plan(source.method(0).plan());
   EXPECT_EQ(c.mutable_buffer, std::vector<bool>(6, false));
@@ -186,11 +182,6 @@ TEST(PlanCheckTest, AViewReadAfterItsBaseIsOverwrittenIsAnOverlap) {
   EXPECT_EQ(c.overlaps[0].value_b, t);
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 // One method: a (host, input), d (cuda:0), e (cuda:1) in their own buffers, and `fill` adds the
 // instructions.
@@ -217,11 +208,10 @@ TEST(CheckDevicesTest, AHostKernelOnDeviceMemoryIsAFinding) {
   }));
   testing::CommandResult r = run(&check_command, {file});
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_NE(r.out.find("  DEVICE instruction 0 (aten::add.out): value 1 is on cuda:0, a host kernel "
-                       "touches only host memory (cpu:0)\n"),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr("  DEVICE instruction 0 (aten::add.out): value 1 is on cuda:0, a host kernel "
+                       "touches only host memory (cpu:0)\n"))
       << r.out;
-  EXPECT_NE(r.out.find("result: 3 device violations\n"), std::string::npos) << r.out;  // d thrice
+  EXPECT_THAT(r.out, HasSubstr("result: 3 device violations\n")) << r.out;  // d thrice
 }
 
 TEST(CheckDevicesTest, CopiesGoTheirWayWithEqualDtypeAndSize) {
@@ -234,20 +224,18 @@ TEST(CheckDevicesTest, CopiesGoTheirWayWithEqualDtypeAndSize) {
   }));
   testing::CommandResult r = run(&check_command, {file, "--json"});
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_NE(r.out.find(R"("status":"device")"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(R"({"instruction":0,"operation":"et_copy::_h2d_copy.out","value":1,"message":)"
+  EXPECT_THAT(r.out, HasSubstr(R"("status":"device")")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"({"instruction":0,"operation":"et_copy::_h2d_copy.out","value":1,"message":)"
                        R"("instruction 0 (et_copy::_h2d_copy.out): self value 1 is on cuda:0, a )"
-                       R"(host-to-device copy reads host memory"})"),
-            std::string::npos)
+                       R"(host-to-device copy reads host memory"})"))
       << r.out;
-  EXPECT_NE(r.out.find(R"("instruction 0 (et_copy::_h2d_copy.out): out value 0 is on cpu:0, a )"
-                       R"(host-to-device copy writes a device")"),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr(R"("instruction 0 (et_copy::_h2d_copy.out): out value 0 is on cpu:0, a )"
+                       R"(host-to-device copy writes a device")"))
       << r.out;
   const std::string dtype_message =
       "\"instruction 1 (et_copy::_h2d_copy.out): self value 0 is float32 (16 B), out value 3 is "
       "int32 (16 B)\"";
-  EXPECT_NE(r.out.find(dtype_message), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(dtype_message)) << r.out;
   EXPECT_EQ(r.out.find(R"("instruction":2)"), std::string::npos) << r.out;
 }
 
@@ -259,18 +247,12 @@ TEST(CheckDevicesTest, ADelegatesTensorsLiveOnItsTargetDevice) {
   }));
   testing::CommandResult r = run(&check_command, {file});
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_NE(r.out.find("  DEVICE instruction 0 (delegate DevplanDeviceBackend on cuda:0): value 2 is "
-                       "on cuda:1, the delegate's tensors live on cuda:0\n"),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr("  DEVICE instruction 0 (delegate DevplanDeviceBackend on cuda:0): value 2 is "
+                       "on cuda:1, the delegate's tensors live on cuda:0\n"))
       << r.out;
-  EXPECT_NE(r.out.find("result: 1 device violations\n"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("result: 1 device violations\n")) << r.out;
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 // Every program of ExecuTorch 1.5.1's exporter passes inspect, check, simulate and report the
 // way ExecuTorch loads it (report lists methods devplan has no kernel or backend for as not run).
@@ -291,7 +273,7 @@ TEST(RealExporterProgramsTest, PassInspectCheckSimulateAndReport) {
   args.insert(args.end(), files.begin(), files.end());
   testing::CommandResult report = testing::run(&report_command, args);
   EXPECT_EQ(report.exit_code, 0) << report.out << report.err;
-  EXPECT_NE(report.out.find("8 programs, 5 device allocations, all freed: yes\n"), std::string::npos)
+  EXPECT_THAT(report.out, HasSubstr("8 programs, 5 device allocations, all freed: yes\n"))
       << report.out;
 }
 

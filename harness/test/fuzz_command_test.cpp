@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <harness/fuzz/fuzz_campaign.h>
@@ -10,6 +11,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::run;
 
@@ -26,7 +29,7 @@ TEST(FuzzCommandTest, CleanCampaignJsonSummary) {
   testing::CommandResult r = run(&fuzz_command, {"--cases", "60", "--seed", "5", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind(testing::json_header() + R"("seed":5,"shard":"0/1","cases":60,"failures":0,"seconds":)", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find(R"("cases_per_second":)"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr(R"("cases_per_second":)"));
 }
 
 TEST(FuzzCommandTest, ShardsSplitTheCampaignDeterministically) {
@@ -41,7 +44,7 @@ TEST(FuzzCommandTest, ShardsSplitTheCampaignDeterministically) {
   EXPECT_NE(case_seed(9, 7), case_seed(10, 7));
   testing::CommandResult r = run(&fuzz_command, {"--cases", "10", "--shard", "1/3", "--json"});
   ASSERT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find(R"("shard":"1/3","cases":10,)"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("shard":"1/3","cases":10,)")) << r.out;
 }
 
 TEST(FuzzCommandTest, InjectedLeakIsFoundMinimisedWrittenAndReplayable) {
@@ -51,8 +54,8 @@ TEST(FuzzCommandTest, InjectedLeakIsFoundMinimisedWrittenAndReplayable) {
       run(&fuzz_command, {"--cases", "50", "--seed", "3", "--inject-bug", "skip-free", "--out", dir});
   ASSERT_EQ(r.exit_code, 3) << r.out;
   // The first case with a device buffer fails; its minimised program is one device buffer.
-  EXPECT_NE(r.out.find("(cleanup): leaked: #1 cuda:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" owner forward/buffer 0"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("(cleanup): leaked: #1 cuda:")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(" owner forward/buffer 0")) << r.out;
   const size_t replay_at = r.out.find("replay: devplan fuzz --seed 3 --case ");
   ASSERT_NE(replay_at, std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" --inject-bug skip-free\n", replay_at), std::string::npos);
@@ -78,9 +81,8 @@ TEST(FuzzCommandTest, InjectedDoubleFreeIsFound) {
   testing::CommandResult r = run(&fuzz_command, {"--cases", "50", "--inject-bug", "double-free",
                                                  "--out", "/tmp", "--json"});
   ASSERT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find(R"("failures":1)"), std::string::npos);
-  EXPECT_NE(r.out.find(R"("check":"cleanup","message":"misuse: double free of #1 cuda:)"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("failures":1)"));
+  EXPECT_THAT(r.out, HasSubstr(R"("check":"cleanup","message":"misuse: double free of #1 cuda:)")) << r.out;
 }
 
 TEST(FuzzCommandTest, UsageErrors) {
@@ -99,7 +101,7 @@ TEST(FuzzCommandTest, DevicesRestrictTheMapping) {
   o.checks.unload_bug = UnloadBug::SkipFree;
   CampaignResult r = run_campaign(o, {});
   ASSERT_TRUE(r.failure.has_value());
-  EXPECT_NE(r.failure->finding.message.find("cuda:5"), std::string::npos) << r.failure->finding.message;
+  EXPECT_THAT(r.failure->finding.message, HasSubstr("cuda:5")) << r.failure->finding.message;
 }
 
 }  // namespace

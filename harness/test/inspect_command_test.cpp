@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -7,6 +8,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::fixture_program;
 using testing::real_program;
@@ -32,12 +35,11 @@ TEST(InspectCommandTest, RealAddProgram) {
 TEST(InspectCommandTest, DeviceFixtureShowsBothBuffersAndTheDelegate) {
   testing::CommandResult r = run(&inspect_command, {fixture_program("device_add_cuda0")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
+  EXPECT_THAT(r.out, HasSubstr("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
                        "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"
                        "  peak device bytes: cuda:0 48 B\n"
                        "  operators: et_copy::_h2d_copy.out, et_copy::_d2h_copy.out\n"
-                       "  delegates: DeviceAddBackend\n"),
-            std::string::npos)
+                       "  delegates: DeviceAddBackend\n"))
       << r.out;
 }
 
@@ -77,11 +79,6 @@ TEST(InspectCommandTest, UsageErrorsExitTwo) {
             "Run 'devplan inspect --help' for the options.\n");
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 TEST(InspectCommandJsonTest, RealAddProgramDocument) {
   testing::CommandResult r = testing::run(&inspect_command, {testing::real_program("add.pte"), "--json"});
@@ -102,11 +99,6 @@ TEST(InspectCommandJsonTest, ErrorDocument) {
             "\n");
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 // cpu_add with input b replaced by an external weight "linear.weight" (data in a .ptd file).
 std::vector<uint8_t> external_weight_program() {
@@ -130,27 +122,23 @@ TEST(InspectCommandTest, ExternalTensorsAreShownNotMislabelled) {
   const std::string file = testing::temp_file(external_weight_program());
   testing::CommandResult r = testing::run(&inspect_command, {file});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  external:\n    value 1: float32[2, 2] on cpu:0 (16 B), external 'linear.weight' "
-                       "(data in a separate .ptd file, not planned)\n"),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr("  external:\n    value 1: float32[2, 2] on cpu:0 (16 B), external 'linear.weight' "
+                       "(data in a separate .ptd file, not planned)\n"))
       << r.out;
   testing::CommandResult json = testing::run(&inspect_command, {file, "--json"});
-  EXPECT_NE(json.out.find(R"("external":[{"value":1,"type":"Tensor","dtype":"float32","sizes":[2,2],)"
-                          R"("nbytes":16,"device":"cpu:0","storage":"external","fully_qualified_name":"linear.weight"}])"),
-            std::string::npos)
+  EXPECT_THAT(json.out, HasSubstr(R"("external":[{"value":1,"type":"Tensor","dtype":"float32","sizes":[2,2],)"
+                          R"("nbytes":16,"device":"cpu:0","storage":"external","fully_qualified_name":"linear.weight"}])"))
       << json.out;
   testing::CommandResult check = testing::run(&check_command, {file});
   EXPECT_EQ(check.exit_code, 0) << check.out;
-  EXPECT_NE(check.out.find("  warning: value 1: external tensor 'linear.weight' (data in a separate "
-                           ".ptd file): not planned, not checked\n"),
-            std::string::npos)
+  EXPECT_THAT(check.out, HasSubstr("  warning: value 1: external tensor 'linear.weight' (data in a separate "
+                           ".ptd file): not planned, not checked\n"))
       << check.out;
   testing::CommandResult sim = testing::run(&simulate_command, {file});
   EXPECT_EQ(sim.exit_code, 1);
-  EXPECT_NE(sim.out.find("method forward: NotSupported: method 'forward': value 1: external tensor "
+  EXPECT_THAT(sim.out, HasSubstr("method forward: NotSupported: method 'forward': value 1: external tensor "
                          "'linear.weight' lives in a separate data file (.ptd), which devplan does "
-                         "not load\n"),
-            std::string::npos)
+                         "not load\n"))
       << sim.out;
 }
 

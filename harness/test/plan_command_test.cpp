@@ -1,9 +1,12 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "commands_test_support.h"
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::run;
 
@@ -23,16 +26,13 @@ TEST(PlanCommandTest, ReferenceProgramLayoutAndItRuns) {
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&plan_command, {graph_file(kReferenceGraph), "-o", out, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find(R"("name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
-                       R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
+                       R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)")) << r.out;
   // The written program has the reference layout and runs end to end on simulated devices.
   testing::CommandResult inspect = run(&inspect_command, {out});
-  EXPECT_NE(inspect.out.find("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
-                             "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"),
-            std::string::npos) << inspect.out;
+  EXPECT_THAT(inspect.out, HasSubstr("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
+                             "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n")) << inspect.out;
   testing::CommandResult ran = run(&run_command, {out, "--input", "1,2,3,4", "--input", "10"});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   EXPECT_EQ(ran.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
@@ -53,10 +53,8 @@ TEST(PlanCommandTest, NaiveIsNeverSmallerThanBest) {
   ASSERT_EQ(naive.exit_code, 0) << naive.err;
   ASSERT_EQ(best.exit_code, 0) << best.err;
   // Four 256-byte tensors; a chain needs only two live at once.
-  EXPECT_NE(naive.out.find("  buffer 0 on cpu:0: 1024 B (1.0 KiB), lower bound 512 B, ratio 2.0000 (naive, 4 tensors)"),
-            std::string::npos) << naive.out;
-  EXPECT_NE(best.out.find("  buffer 0 on cpu:0: 512 B, lower bound 512 B, ratio 1.0000"),
-            std::string::npos) << best.out;
+  EXPECT_THAT(naive.out, HasSubstr("  buffer 0 on cpu:0: 1024 B (1.0 KiB), lower bound 512 B, ratio 2.0000 (naive, 4 tensors)")) << naive.out;
+  EXPECT_THAT(best.out, HasSubstr("  buffer 0 on cpu:0: 512 B, lower bound 512 B, ratio 1.0000")) << best.out;
 }
 
 TEST(PlanCommandTest, BadGraphsAndUsage) {
@@ -64,7 +62,7 @@ TEST(PlanCommandTest, BadGraphsAndUsage) {
       "nodes": [{"op": "aten::mul.out", "inputs": ["nope"], "outputs": ["x"]}]})");
   testing::CommandResult r = run(&plan_command, {bad, "-o", testing::temp_file({})});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("node 0"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("node 0")) << r.err;
   EXPECT_EQ(run(&plan_command, {graph_file(kReferenceGraph)}).exit_code, 2);  // no -o
   EXPECT_EQ(run(&plan_command, {graph_file(kReferenceGraph), "-o", "x.pte", "--algorithm", "magic"}).exit_code, 2);
 }

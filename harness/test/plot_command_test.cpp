@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -9,6 +10,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::fixture_program;
 using testing::run;
@@ -45,11 +48,10 @@ TEST(PlotCommandTest, OneRectanglePerPlannedTensorAndALabelPerBuffer) {
   // multi_device: 10 values, all planned tensors, in 3 buffers.
   EXPECT_EQ(count(svg, "<rect class=\"tensor\""), 10u);
   EXPECT_EQ(count(svg, "<text class=\"buffer-label\""), 3u);
-  EXPECT_NE(svg.find(">buffer 2: 48 B on cuda:1 (lower bound 48 B)</text>"), std::string::npos);
+  EXPECT_THAT(svg, HasSubstr(">buffer 2: 48 B on cuda:1 (lower bound 48 B)</text>"));
   EXPECT_EQ(count(svg, "<rect class=\"overlap\""), 0u);
-  EXPECT_NE(svg.find("<title>value 0: float32[2, 2] on cpu:0, 16 B at [0, 16), live during "
-                     "instructions 0..0</title>"),
-            std::string::npos);
+  EXPECT_THAT(svg, HasSubstr("<title>value 0: float32[2, 2] on cpu:0, 16 B at [0, 16), live during "
+                     "instructions 0..0</title>"));
 }
 
 TEST(PlotCommandTest, OverlapsAreRed) {
@@ -62,7 +64,7 @@ TEST(PlotCommandTest, OverlapsAreRed) {
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(count(r.out, "<rect class=\"overlap\""), 1u);
   EXPECT_EQ(count(r.out, "<rect class=\"tensor\""), 6u);
-  EXPECT_NE(r.out.find("fill=\"red\""), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("fill=\"red\""));
 }
 
 TEST(PlotCommandTest, HtmlHasEveryMethodAndFileOutputWorks) {
@@ -74,8 +76,8 @@ TEST(PlotCommandTest, HtmlHasEveryMethodAndFileOutputWorks) {
   ASSERT_TRUE(bytes.ok());
   const std::string html(bytes->begin(), bytes->end());
   EXPECT_EQ(count(html, "<svg "), 2u);
-  EXPECT_NE(html.find("<h2>cpu_forward</h2>"), std::string::npos);
-  EXPECT_NE(html.find("<h2>device_forward</h2>"), std::string::npos);
+  EXPECT_THAT(html, HasSubstr("<h2>cpu_forward</h2>"));
+  EXPECT_THAT(html, HasSubstr("<h2>device_forward</h2>"));
   EXPECT_TRUE(balanced_xml(html));
 }
 

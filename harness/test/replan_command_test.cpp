@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -9,6 +10,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::run;
 
@@ -85,9 +88,8 @@ TEST(ReplanCommandTest, ReportsOldNewAndLowerBoundPerBuffer) {
                    "saving 20.0%\nwrote " + out + "\n");
   testing::CommandResult kept = run(&replan_command, {upstream("mlp.pte"), "-o", out, "--json"});
   EXPECT_EQ(kept.exit_code, 0);
-  EXPECT_NE(kept.out.find(R"("buffers":[{"index":0,"device":"cpu:0","old_size":69632,"new_size":69632,)"
-                          R"("lower_bound":69632,"saving_percent":0.0,"kept":true}])"),
-            std::string::npos)
+  EXPECT_THAT(kept.out, HasSubstr(R"("buffers":[{"index":0,"device":"cpu:0","old_size":69632,"new_size":69632,)"
+                          R"("lower_bound":69632,"saving_percent":0.0,"kept":true}])"))
       << kept.out;
 }
 
@@ -96,10 +98,9 @@ TEST(ReplanCommandTest, AWastefulDevicePlanShrinksAndRunsTheSame) {
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&replan_command, {in, "-o", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  buffer 0 on cpu:0: 48 B -> 32 B (lower bound 32 B, 1.0000 of it), saving 33.3%\n"
+  EXPECT_THAT(r.out, HasSubstr("  buffer 0 on cpu:0: 48 B -> 32 B (lower bound 32 B, 1.0000 of it), saving 33.3%\n"
                        "  buffer 1 on cuda:0: 48 B -> 48 B (lower bound 48 B, 1.0000 of it), saving "
-                       "0.0% (kept: ours would not be smaller)\n"),
-            std::string::npos)
+                       "0.0% (kept: ours would not be smaller)\n"))
       << r.out;
   for (const std::string& file : {in, out}) {
     testing::CommandResult ran = run(&run_command, {file, "--input", "1,2,3,4", "--input", "10"});
@@ -120,7 +121,7 @@ TEST(ReplanCommandTest, UsageAndBadInput) {
             "directory\n");
   testing::CommandResult corrupt = run(&replan_command, {testing::temp_file({1, 2, 3}), "-o", "/tmp/x.pte"});
   EXPECT_EQ(corrupt.exit_code, 1);
-  EXPECT_NE(corrupt.err.find("InvalidProgram"), std::string::npos) << corrupt.err;
+  EXPECT_THAT(corrupt.err, HasSubstr("InvalidProgram")) << corrupt.err;
 }
 
 }  // namespace

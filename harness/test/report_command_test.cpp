@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -6,6 +7,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::fixture_program;
 using testing::real_program;
@@ -18,15 +21,13 @@ TEST(ReportCommandTest, SummaryTablePicturesAndFuzz) {
       run(&report_command, {"--out", dir, "--fuzz-cases", "20", fixture_program("multi_device"),
                             real_program("add.pte")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("multi_device                       1  cpu:0=1 cuda:0=1 cuda:1=1       2 "
-                       "    0      0        0  1/1\n"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("add                                1  cpu:0=1                         0 "
-                       "    0      0        0  1/1\n"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("2 programs, 2 device allocations, all freed: yes\n"), std::string::npos);
-  EXPECT_NE(r.out.find("fuzz: 20 cases in "), std::string::npos);
-  EXPECT_NE(r.out.find("result: ok\n"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("multi_device                       1  cpu:0=1 cuda:0=1 cuda:1=1       2 "
+                       "    0      0        0  1/1\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("add                                1  cpu:0=1                         0 "
+                       "    0      0        0  1/1\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("2 programs, 2 device allocations, all freed: yes\n"));
+  EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in "));
+  EXPECT_THAT(r.out, HasSubstr("result: ok\n"));
   for (const char* f : {"/multi_device.svg", "/multi_device-timeline.svg", "/add.svg", "/add-timeline.svg"}) {
     EXPECT_TRUE(read_file(dir + f).ok()) << f;
   }
@@ -35,15 +36,10 @@ TEST(ReportCommandTest, SummaryTablePicturesAndFuzz) {
 TEST(ReportCommandTest, BrokenProgramIsAnError) {
   testing::CommandResult r = run(&report_command, {"--out", "/tmp", "--fuzz-cases", "0", "/nonexistent.pte"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("nonexistent: AccessFailed"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("nonexistent: AccessFailed")) << r.out;
   EXPECT_EQ(run(&report_command, {}).exit_code, 2);
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 std::string upstream_program(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
@@ -54,12 +50,11 @@ TEST(ReportCommandTest, AMethodWithoutAKernelIsNotRunNotAnError) {
       &report_command, {"--fuzz-cases", "0", "--out", "/tmp", upstream_program("mlp.pte"),
                         upstream_program("device_add.pte")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("mlp                                1  cpu:0=1                         0     "
-                       "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out\n"),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr("mlp                                1  cpu:0=1                         0     "
+                       "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out\n"))
       << r.out;
-  EXPECT_NE(r.out.find("  not run: forward: no backend BackendWithCompilerDemo\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("result: ok\n"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  not run: forward: no backend BackendWithCompilerDemo\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("result: ok\n")) << r.out;
 }
 
 TEST(ReportCommandTest, AnOutputFolderThatCannotBeCreatedIsAnErrorUpFront) {

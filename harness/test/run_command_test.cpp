@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -7,6 +8,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::fixture_program;
 using testing::real_program;
@@ -72,14 +75,9 @@ TEST(RunCommandTest, InputErrorsAreUsageErrors) {
 TEST(RunCommandTest, BadFileExitsOne) {
   testing::CommandResult r = run(&run_command, {"/nonexistent.pte"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("AccessFailed"), std::string::npos);
+  EXPECT_THAT(r.err, HasSubstr("AccessFailed"));
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 TEST(RunCommandJsonTest, OutputsDocument) {
   testing::CommandResult r = testing::run(
@@ -90,11 +88,6 @@ TEST(RunCommandJsonTest, OutputsDocument) {
             "\n");
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 // Here (no GPU in CI) `--device cuda` must fail clearly: built without CUDA, or no usable GPU.
 TEST(DeviceOptionTest, CudaWithoutAGpuFailsClearly) {
@@ -106,7 +99,7 @@ TEST(DeviceOptionTest, CudaWithoutAGpuFailsClearly) {
   r = testing::run(&simulate_command,
                    {testing::fixture_program("device_add_cuda0"), "--device", "cuda"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("NotSupported: "), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("NotSupported: ")) << r.err;
 }
 
 TEST(DeviceOptionTest, SimulatedIsTheDefaultAndUnknownKindsAreUsageErrors) {

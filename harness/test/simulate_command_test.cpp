@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -6,6 +7,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::fixture_program;
 using testing::real_program;
@@ -36,57 +39,50 @@ TEST(SimulateCommandTest, FailAllocIsACleanLoadErrorExitOne) {
   testing::CommandResult r =
       run(&simulate_command, {"--fail-alloc", "2", fixture_program("multi_device")});
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("method forward: MemoryAllocationFailed: method 'forward': buffer 2 "),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("failed allocations: 1\n  #2 cuda:1 48 B owner forward/buffer 2: "),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("leaks: 0\n"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("method forward: MemoryAllocationFailed: method 'forward': buffer 2 ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("failed allocations: 1\n  #2 cuda:1 48 B owner forward/buffer 2: ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("leaks: 0\n"));
 }
 
 TEST(SimulateCommandTest, InjectedSkipFreeIsFoundExitThree) {
   testing::CommandResult r = run(&simulate_command,
                                  {fixture_program("device_add_cuda0"), "--inject-bug", "skip-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find("leaks: 1\n  #1 cuda:0 48 B align 16 owner forward/buffer 1\n"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("result: FOUND leaks or misuse\n"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("leaks: 1\n  #1 cuda:0 48 B align 16 owner forward/buffer 1\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("result: FOUND leaks or misuse\n"));
 }
 
 TEST(SimulateCommandTest, InjectedDoubleAndWrongIndexFreesAreMisuse) {
   testing::CommandResult r = run(&simulate_command,
                                  {fixture_program("device_add_cuda0"), "--inject-bug", "double-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find("misuse: 1\n  double free of #1 cuda:0 48 B owner forward/buffer 1\n"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("misuse: 1\n  double free of #1 cuda:0 48 B owner forward/buffer 1\n")) << r.out;
   r = run(&simulate_command,
           {fixture_program("device_add_cuda0"), "--inject-bug", "wrong-index-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find("misuse: 1\n  free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1\n"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("misuse: 1\n  free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1\n")) << r.out;
 }
 
 TEST(SimulateCommandTest, PlaceMovesACpuBufferToADevice) {
   testing::CommandResult r =
       run(&simulate_command, {real_program("add.pte"), "--place", "0=cuda:1"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("  buffer 0: 48 B on cuda:1, allocated\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  #1 cuda:1 48 B align 16 owner forward/buffer 0  freed\n"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  buffer 0: 48 B on cuda:1, allocated\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  #1 cuda:1 48 B align 16 owner forward/buffer 0  freed\n")) << r.out;
 }
 
 TEST(SimulateCommandTest, CpuOnlyProgramHasAnEmptyLedger) {
   testing::CommandResult r = run(&simulate_command, {real_program("linear_no_constant_segment.pte")});
   ASSERT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("device allocations: 0\n"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("device allocations: 0\n"));
 }
 
 TEST(SimulateCommandTest, CapacityLimitsADevice) {
   testing::CommandResult r = run(&simulate_command,
                                  {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=40"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("method forward: MemoryAllocationFailed"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("method forward: MemoryAllocationFailed")) << r.out;
   r = run(&simulate_command, {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=48"});
   EXPECT_EQ(r.exit_code, 0);
 }
@@ -107,7 +103,7 @@ TEST(SimulateCommandTest, InvalidProgramExitsOne) {
   bytes[4] = 'X';
   testing::CommandResult r = run(&simulate_command, {testing::temp_file(bytes)});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("InvalidProgram"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("InvalidProgram")) << r.err;
 }
 
 TEST(SimulateCommandTest, UsageErrorsExitTwo) {
@@ -123,11 +119,6 @@ TEST(SimulateCommandTest, UsageErrorsExitTwo) {
             "got 'leak'\nRun 'devplan simulate --help' for the options.\n");
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
   testing::CommandResult r =
@@ -150,9 +141,8 @@ TEST(SimulateCommandJsonTest, LeakDocumentNamesOwner) {
   testing::CommandResult r = testing::run(
       &simulate_command, {testing::fixture_program("device_add_cuda0"), "--json", "--inject-bug", "skip-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.out.find(R"("status":"leak")"), std::string::npos);
-  EXPECT_NE(r.out.find(R"("leaks":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","report":"#1 cuda:0 48 B align 16 owner forward/buffer 1"}])"),
-            std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("status":"leak")"));
+  EXPECT_THAT(r.out, HasSubstr(R"("leaks":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","report":"#1 cuda:0 48 B align 16 owner forward/buffer 1"}])")) << r.out;
 }
 
 TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
@@ -167,11 +157,6 @@ TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
       << r.out;
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 std::string read_text(const std::string& path) {
   Result<std::vector<uint8_t>> bytes = read_file(path);
@@ -193,8 +178,7 @@ TEST(SimulateReportsTest, TimelineMarksEachLeakAndEachDevice) {
   EXPECT_EQ(r.exit_code, 3);
   const std::string svg = read_text(svg_path);
   EXPECT_EQ(occurrences(svg, "<circle class=\"leak\""), 2u);
-  EXPECT_NE(svg.find("<title>leak: #1 cuda:0 48 B align 16 owner forward/buffer 1</title>"),
-            std::string::npos);
+  EXPECT_THAT(svg, HasSubstr("<title>leak: #1 cuda:0 48 B align 16 owner forward/buffer 1</title>"));
   EXPECT_EQ(occurrences(svg, "<polyline class=\"device-line\" data-device=\"cuda:0\""), 1u);
   EXPECT_EQ(occurrences(svg, "<polyline class=\"device-line\" data-device=\"cuda:1\""), 1u);
 }
@@ -217,20 +201,13 @@ TEST(SimulateReportsTest, JunitHasACasePerMethodAndForLeaks) {
                           "--junit", xml_path});
   EXPECT_EQ(r.exit_code, 3);
   const std::string xml = read_text(xml_path);
-  EXPECT_NE(xml.find("<testsuite name=\"devplan simulate\" tests=\"4\" failures=\"1\""),
-            std::string::npos) << xml;
-  EXPECT_NE(xml.find("name=\"load cpu_forward\" time="), std::string::npos);
-  EXPECT_NE(xml.find("name=\"load device_forward\" time="), std::string::npos);
-  EXPECT_NE(xml.find("<failure message=\"misuse: double free of #1 cuda:0 48 B owner "
-                     "device_forward/buffer 1\">"),
-            std::string::npos) << xml;
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"devplan simulate\" tests=\"4\" failures=\"1\"")) << xml;
+  EXPECT_THAT(xml, HasSubstr("name=\"load cpu_forward\" time="));
+  EXPECT_THAT(xml, HasSubstr("name=\"load device_forward\" time="));
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"misuse: double free of #1 cuda:0 48 B owner "
+                     "device_forward/buffer 1\">")) << xml;
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 TEST(SimulateCommandTest, ADirectoryIsAnErrorNamingItNotACrash) {
   for (const char* runtime : {"devplan", "executorch"}) {

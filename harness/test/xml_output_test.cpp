@@ -303,7 +303,10 @@ struct PlotInput {
 };
 
 PlotInput plot_input(const std::string& method_name) {
-  PlotInput in{device_add_cuda0_program_builder().method(0).plan(), {}};
+  // The plan points into its builder's storage (compile specs, names): the builder must outlive
+  // every copy of the plan, so it lives for the whole test program.
+  static const ProgramBuilder builder = device_add_cuda0_program_builder();
+  PlotInput in{builder.method(0).plan(), {}};
   in.plan.name = method_name;
   in.plan.values[3].tensor.offset = 0;  // an overlap, so its <title> is written too
   in.check = check_method_plan(in.plan);

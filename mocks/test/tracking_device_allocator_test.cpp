@@ -1037,11 +1037,6 @@ TEST(TrackingDeviceAllocatorTest, DestructorFreesLeakedAndQuarantinedBlocks) {
   a.reset();
 }
 
-}  // namespace
-}  // namespace devplan
-
-namespace devplan {
-namespace {
 
 // Released blocks are remembered in a bounded window: a long-lived allocator's lookup maps do
 // not grow with its history, and a double free inside the window is still a double free.

@@ -19,7 +19,7 @@
 
 namespace devplan {
 
-class DeviceMemoryBuffer {
+class DeviceMemoryBuffer final {
  public:
   // An empty buffer: no memory, frees nothing.
   DeviceMemoryBuffer() = default;

@@ -1,4 +1,8 @@
 #include <runtime_ext/core/error.h>
+#include <runtime_ext/core/result.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <cstring>
 
@@ -69,5 +73,11 @@ Error Error::with_context(const std::string& context) const {
 std::ostream& operator<<(std::ostream& os, ErrorCode code) { return os << error_code_name(code); }
 
 std::ostream& operator<<(std::ostream& os, const Error& error) { return os << error.to_string(); }
+
+void abort_reading_error_result(const Error& error) {
+  std::fprintf(stderr, "devplan: Result read without a value: %s\n", error.to_string().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
 
 }  // namespace devplan

@@ -1,4 +1,6 @@
-// Result<T>: either a value of T or an Error, never both. The value is only read after ok().
+// Result<T>: either a value of T or an Error, never both. The value is only read after ok():
+// value(), operator* and operator-> on an error Result print the error and abort (as Abseil's
+// StatusOr and ExecuTorch's CheckOk do) instead of reading a value that is not there.
 //
 //   Result<DeviceMemoryBuffer> buf = DeviceMemoryBuffer::create(48, DeviceType::CUDA, 0);
 //   if (!buf.ok()) return buf.error();
@@ -12,6 +14,9 @@
 #include <runtime_ext/core/error.h>
 
 namespace devplan {
+
+// Prints "devplan: Result read without a value: <error>" to stderr and aborts.
+[[noreturn]] void abort_reading_error_result(const Error& error);
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -29,16 +34,25 @@ class [[nodiscard]] Result {
   const Error& error() const { return error_; }
   ErrorCode code() const { return error_.code(); }
 
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
+  T& value() & { return checked(); }
+  const T& value() const& { return checked(); }
+  T&& value() && { return std::move(checked()); }
 
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
+  T& operator*() & { return checked(); }
+  const T& operator*() const& { return checked(); }
+  T* operator->() { return &checked(); }
+  const T* operator->() const { return &checked(); }
 
  private:
+  T& checked() {
+    if (!value_.has_value()) abort_reading_error_result(error_);
+    return *value_;
+  }
+  const T& checked() const {
+    if (!value_.has_value()) abort_reading_error_result(error_);
+    return *value_;
+  }
+
   std::optional<T> value_;
   Error error_;
 };

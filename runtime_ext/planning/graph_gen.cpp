@@ -1,5 +1,7 @@
 #include <runtime_ext/planning/graph_gen.h>
 
+#include <runtime_ext/planning/split_mix64.h>
+
 #include <algorithm>
 
 namespace devplan {
@@ -38,30 +40,7 @@ Result<GraphFamily> parse_graph_family(const std::string& name) {
 
 namespace {
 
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Integer in [lo, hi].
-  int64_t range(int64_t lo, int64_t hi) {
-    return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-  // In [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-  bool chance(double p) { return uniform() < p; }
-  template <typename T>
-  const T& pick(const std::vector<T>& v) {
-    return v[next() % v.size()];
-  }
-
- private:
-  uint64_t state_;
-};
+using Rng = SplitMix64;
 
 constexpr char kBackend[] = "GenBackend";
 constexpr double kRunStop = 0.25;  // chance a delegate run ends after each node

@@ -55,14 +55,11 @@ std::string scalar_type_name(ScalarType type) {
   return "unknown(" + std::to_string(static_cast<int>(type)) + ")";
 }
 
-bool parse_scalar_type(const std::string& name, ScalarType* out) {
+Result<ScalarType> parse_scalar_type(const std::string& name) {
   for (const ScalarTypeEntry& entry : kScalarTypes) {
-    if (name == entry.name) {
-      *out = entry.type;
-      return true;
-    }
+    if (name == entry.name) return entry.type;
   }
-  return false;
+  return Error(ErrorCode::InvalidArgument, "unknown dtype '" + name + "'");
 }
 
 }  // namespace devplan

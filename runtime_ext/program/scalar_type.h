@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include <runtime_ext/core/result.h>
+
 namespace devplan {
 
 enum class ScalarType : int8_t {
@@ -40,7 +42,8 @@ size_t element_size(ScalarType type);
 // a value outside the enum.
 std::string scalar_type_name(ScalarType type);
 
-// Parses a name produced by scalar_type_name; false for anything else.
-bool parse_scalar_type(const std::string& name, ScalarType* out);
+// Parses a name produced by scalar_type_name; InvalidArgument "unknown dtype '<name>'" for
+// anything else.
+Result<ScalarType> parse_scalar_type(const std::string& name);
 
 }  // namespace devplan

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -17,6 +18,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using Known = std::map<std::string, uint64_t>;
 
@@ -131,9 +134,8 @@ TEST_F(Differential, RuntimeExecutorchMakesFuzzDifferentialAndReplayable) {
   testing::CommandResult r =
       testing::run(&fuzz_command, {"--runtime", "executorch", "--cases", "20", "--seed", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("fuzz: 20 cases in "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("differential: devplan and executorch compared on every case; known divergences: "),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("differential: devplan and executorch compared on every case; known divergences: "))
       << r.out;
 }
 
@@ -143,12 +145,11 @@ TEST_F(Differential, ReportUnderExecutorchNamesTheRuntimeAndRunsDifferentialFuzz
                         testing::fixture_program("device_add_cuda0")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind("runtime: executorch\n", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("device_add_cuda0                   1  cpu:0=1 cuda:0=1                1     0      0        0  1/1\n"),
-            std::string::npos)
+  EXPECT_THAT(r.out, HasSubstr("device_add_cuda0                   1  cpu:0=1 cuda:0=1                1     0      0        0  1/1\n"))
       << r.out;
-  EXPECT_NE(r.out.find("fuzz: 20 cases in "), std::string::npos);
-  EXPECT_NE(r.out.find(", 0 failures (seed 1), differential against ExecuTorch\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("result: ok\n"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in "));
+  EXPECT_THAT(r.out, HasSubstr(", 0 failures (seed 1), differential against ExecuTorch\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("result: ok\n")) << r.out;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -14,6 +15,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(RuntimeKind, ParsesBothNamesAndRejectsOthers) {
   EXPECT_EQ(*parse_runtime_kind("devplan"), RuntimeKind::Devplan);
@@ -125,7 +128,7 @@ TEST(ExecutorchAvailability, SaysWhyWhenMissing) {
   if (executorch_available()) {
     EXPECT_EQ(executorch_unavailable_reason(), "");
   } else {
-    EXPECT_NE(executorch_unavailable_reason().find("scripts/bootstrap.sh"), std::string::npos);
+    EXPECT_THAT(executorch_unavailable_reason(), HasSubstr("scripts/bootstrap.sh"));
     std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
     Result<std::unique_ptr<EngineSession>> s =
         open_session(RuntimeKind::Executorch, make_cpu_add_program(), *env, SessionOptions());
@@ -134,11 +137,6 @@ TEST(ExecutorchAvailability, SaysWhyWhenMissing) {
   }
 }
 
-}  // namespace
-}  // namespace devplan::harness
-
-namespace devplan::harness {
-namespace {
 
 TEST(ScopedCrashReplay, ACaseThatKillsTheProcessNamesItsReplayCommand) {
   ChildOutcome c = run_in_child([](std::string*) {

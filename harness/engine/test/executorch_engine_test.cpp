@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -17,6 +18,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::CommandResult;
 using testing::temp_file;
@@ -110,11 +113,9 @@ TEST_F(ExecutorchEngine, AFailedDeviceAllocationFailsTheLoadCleanly) {
   const SimulationResult r = simulate(bytes_of(upstream("device_mixed.pte")), RuntimeKind::Executorch, options);
   ASSERT_EQ(r.methods.size(), 1u);
   EXPECT_EQ(r.methods[0].status.code(), ErrorCode::MemoryAllocationFailed);
-  EXPECT_NE(r.methods[0].status.message().find("injected fault: allocation #1 of 384 bytes on cuda:0"),
-            std::string::npos)
+  EXPECT_THAT(r.methods[0].status.message(), HasSubstr("injected fault: allocation #1 of 384 bytes on cuda:0"))
       << r.methods[0].status.message();
-  EXPECT_NE(r.methods[0].status.message().find("Failed to allocate device memory for buffer 1"),
-            std::string::npos)
+  EXPECT_THAT(r.methods[0].status.message(), HasSubstr("Failed to allocate device memory for buffer 1"))
       << r.methods[0].status.message();
   EXPECT_TRUE(r.allocations.empty());
   ASSERT_EQ(r.failed_allocations.size(), 1u);
@@ -223,7 +224,7 @@ TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch)
       // Its delegate is the upstream demo backend, which no runtime has.
       ASSERT_FALSE(out.ok());
       EXPECT_EQ(out.code(), ErrorCode::NotFound);
-      EXPECT_NE(out.error().message().find("BackendWithCompilerDemo"), std::string::npos)
+      EXPECT_THAT(out.error().message(), HasSubstr("BackendWithCompilerDemo"))
           << out.error().message();
       continue;
     }
@@ -244,15 +245,14 @@ TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch)
 TEST_F(ExecutorchEngine, SimulateLoadsAProgramWhoseBackendNobodyHasButRunRefusesIt) {
   CommandResult sim = testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime", "executorch"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err;
-  EXPECT_NE(sim.out.find("runtime: executorch\nmethod forward: loaded\n"), std::string::npos) << sim.out;
-  EXPECT_NE(sim.out.find("  #1 cuda:0 384 B align 8 owner forward/buffer 1  freed\n"), std::string::npos)
+  EXPECT_THAT(sim.out, HasSubstr("runtime: executorch\nmethod forward: loaded\n")) << sim.out;
+  EXPECT_THAT(sim.out, HasSubstr("  #1 cuda:0 384 B align 8 owner forward/buffer 1  freed\n"))
       << sim.out;
   CommandResult run = testing::run(&run_command, {upstream("device_add.pte"), "--runtime", "executorch"});
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_NE(run.err.find("devplan run: NotFound: ExecuTorch: load_method('forward') failed: "),
-            std::string::npos)
+  EXPECT_THAT(run.err, HasSubstr("devplan run: NotFound: ExecuTorch: load_method('forward') failed: "))
       << run.err;
-  EXPECT_NE(run.err.find("BackendWithCompilerDemo"), std::string::npos) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("BackendWithCompilerDemo")) << run.err;
 }
 
 TEST_F(ExecutorchEngine, SimulateJsonNamesTheRuntime) {
@@ -266,7 +266,7 @@ TEST_F(ExecutorchEngine, HostCapacityIsAUsageErrorUnderExecutorch) {
   CommandResult r = testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime",
                                                      "executorch", "--capacity", "cpu:0=100"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--capacity cpu:0: not supported with --runtime executorch"), std::string::npos)
+  EXPECT_THAT(r.err, HasSubstr("--capacity cpu:0: not supported with --runtime executorch"))
       << r.err;
 }
 
@@ -274,9 +274,8 @@ TEST_F(ExecutorchEngine, TheOldInlineConstantLayoutIsRejectedWithExecutorchsReas
   CommandResult r = testing::run(&simulate_command, {testing::real_program("linear_no_constant_segment.pte"),
                                                      "--runtime", "executorch"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("InvalidProgram"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("PTE file relies on the constant_buffer path, which is disabled in this build"),
-            std::string::npos)
+  EXPECT_THAT(r.err, HasSubstr("InvalidProgram")) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PTE file relies on the constant_buffer path, which is disabled in this build"))
       << r.err;
 }
 
@@ -370,9 +369,8 @@ TEST_F(ExecutorchEngine, PlannedProgramsLoadAndRunInExecutorch) {
   ASSERT_EQ(testing::run(&plan_command, {graph_file, "-o", out}).exit_code, 0);
   CommandResult sim = testing::run(&simulate_command, {out, "--runtime", "executorch"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err;
-  EXPECT_NE(sim.out.find("  buffer 0: 32 B on cpu:0, allocated\n  buffer 1: 48 B on cuda:0, allocated\n"
-                         "device allocations: 1\n  #1 cuda:0 48 B align 8 owner forward/buffer 1  freed\n"),
-            std::string::npos)
+  EXPECT_THAT(sim.out, HasSubstr("  buffer 0: 32 B on cpu:0, allocated\n  buffer 1: 48 B on cuda:0, allocated\n"
+                         "device allocations: 1\n  #1 cuda:0 48 B align 8 owner forward/buffer 1  freed\n"))
       << sim.out;
   CommandResult ran = testing::run(&run_command, {out, "--runtime", "executorch", "--input", "1,2,3,4", "--input", "10"});
   EXPECT_EQ(ran.exit_code, 0) << ran.err;

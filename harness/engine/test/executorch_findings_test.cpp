@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
@@ -17,6 +18,8 @@
 
 namespace devplan::harness {
 namespace {
+
+using ::testing::HasSubstr;
 
 using testing::CommandResult;
 using testing::temp_file;
@@ -134,7 +137,7 @@ TEST_F(ExecutorchFindings, AnUnknownDeviceTypeIsNotFoundAtLoad) {
             "method 'forward': non_const_buffer_device entry 0: unknown device type 5");
   const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
   EXPECT_EQ(theirs.methods[0].status.code(), ErrorCode::NotFound);
-  EXPECT_NE(message_of(theirs).find("No device allocator registered for device type 5"), std::string::npos)
+  EXPECT_THAT(message_of(theirs), HasSubstr("No device allocator registered for device type 5"))
       << message_of(theirs);
   EXPECT_TRUE(theirs.allocations.empty());
   EXPECT_TRUE(theirs.failed_allocations.empty());
@@ -166,9 +169,8 @@ TEST_F(ExecutorchFindings, UseAfterFreeCrashesExecutorch) {
             "after a FreeCall released its memory\n");
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(theirs.exit_code, 3);
-  EXPECT_NE(theirs.err.find("devplan run: FINDING: ExecuTorch aborted while running " + file +
-                            ": signal 11 (Segmentation fault)"),
-            std::string::npos)
+  EXPECT_THAT(theirs.err, HasSubstr("devplan run: FINDING: ExecuTorch aborted while running " + file +
+                            ": signal 11 (Segmentation fault)"))
       << theirs.err;
 }
 
@@ -177,15 +179,13 @@ TEST_F(ExecutorchFindings, BothRefuseToFreeSomethingOtherThanATensor) {
       temp_file(cpu_add_with([](MethodBuilder& m, int32_t) { m.add_free(m.add_int(3)); }));
   CommandResult ours = testing::run(&run_command, {file});
   EXPECT_EQ(ours.exit_code, 1);
-  EXPECT_NE(ours.err.find("InvalidType: method 'forward': chain 0 instruction 0: FreeCall target "
-                          "value 4 is Int, not a Tensor"),
-            std::string::npos)
+  EXPECT_THAT(ours.err, HasSubstr("InvalidType: method 'forward': chain 0 instruction 0: FreeCall target "
+                          "value 4 is Int, not a Tensor"))
       << ours.err;
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(theirs.exit_code, 1);
-  EXPECT_NE(theirs.err.find("InvalidType: ExecuTorch: execute('forward') failed: FreeCall target "
-                            "at index 4 is not a Tensor"),
-            std::string::npos)
+  EXPECT_THAT(theirs.err, HasSubstr("InvalidType: ExecuTorch: execute('forward') failed: FreeCall target "
+                            "at index 4 is not a Tensor"))
       << theirs.err;
 }
 
@@ -195,7 +195,7 @@ TEST_F(ExecutorchFindings, IntListItemsAreValueIndicesInExecutorch) {
   EXPECT_TRUE(simulate(bytes, RuntimeKind::Devplan).all_loaded());
   const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
   EXPECT_EQ(theirs.methods[0].status.code(), ErrorCode::InvalidProgram);
-  EXPECT_NE(message_of(theirs).find("Invalid value index 99 for IntList 4 index 0"), std::string::npos)
+  EXPECT_THAT(message_of(theirs), HasSubstr("Invalid value index 99 for IntList 4 index 0"))
       << message_of(theirs);
 }
 
@@ -214,9 +214,8 @@ TEST_F(ExecutorchFindings, ALegacyDeviceProgramsInputCannotBeSet) {
       std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/devplan_legacy.pte";
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(theirs.exit_code, 1);
-  EXPECT_NE(theirs.err.find("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
-                            "copy needs host memory on both sides: dst device 1, src device 0"),
-            std::string::npos)
+  EXPECT_THAT(theirs.err, HasSubstr("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
+                            "copy needs host memory on both sides: dst device 1, src device 0"))
       << theirs.err;
 }
 
@@ -273,9 +272,8 @@ TEST_F(ExecutorchFindings, AnInputPlannedOnADeviceTakesHostDataOnlyInRuntimeExt)
   EXPECT_EQ(ours.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [7, 7, 7, 7]\n");
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch", "--input", "7"});
   EXPECT_EQ(theirs.exit_code, 1);
-  EXPECT_NE(theirs.err.find("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
-                            "copy needs host memory on both sides: dst device 1, src device 0"),
-            std::string::npos)
+  EXPECT_THAT(theirs.err, HasSubstr("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
+                            "copy needs host memory on both sides: dst device 1, src device 0"))
       << theirs.err;
 }
 

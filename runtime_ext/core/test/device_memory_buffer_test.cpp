@@ -141,11 +141,6 @@ TEST_F(DeviceMemoryBufferTest, FreesThroughTheAllocatorThatMadeIt) {
   EXPECT_EQ(replacement.deallocate_calls, 0);
 }
 
-}  // namespace
-}  // namespace devplan
-
-namespace devplan {
-namespace {
 
 TEST_F(DeviceMemoryBufferTest, ReleaseGivesUpOwnershipWithoutFreeing) {
   DeviceMemoryBuffer buf = make(16, 1);

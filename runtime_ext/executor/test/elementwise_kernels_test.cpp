@@ -132,11 +132,6 @@ TEST_F(ElementwiseKernelsTest, ZeroElementTensorsAreFine) {
   ASSERT_TRUE(mul(a.value, b.value, out.value).ok());
 }
 
-}  // namespace
-}  // namespace devplan
-
-namespace devplan {
-namespace {
 
 TEST(ElementwiseAlphaTest, IntegerAlphaIsExactAndHugeDoubleAlphaIsRefused) {
   std::vector<int32_t> indices = {0, 1, 2, 3, 3};

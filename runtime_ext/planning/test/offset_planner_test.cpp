@@ -158,8 +158,7 @@ TEST(OffsetPlannerTest, SearchBudgetZeroKeepsTheBestSeed) {
   opts.search_iterations = 0;
   Result<OffsetPlan> plan = plan_offsets(tricky_chain(), PlannerAlgorithm::Search, opts);
   ASSERT_TRUE(plan.ok());
-  EXPECT_LE(plan->size, 336u);
-  EXPECT_GE(plan->size, 304u);
+  EXPECT_EQ(plan->size, 336u);  // deterministic: the best greedy seed, no search steps
   EXPECT_EQ(default_search_iterations(0), 0);
   EXPECT_EQ(default_search_iterations(1), 0);
   EXPECT_EQ(default_search_iterations(10), 5000);

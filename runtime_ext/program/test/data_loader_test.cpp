@@ -114,11 +114,6 @@ TEST(FileDataLoaderTest, MovedFromLoaderOwnsNothing) {
   EXPECT_EQ(loader->load_into(0, 1, &b).code(), ErrorCode::InvalidState);
 }
 
-}  // namespace
-}  // namespace devplan
-
-namespace devplan {
-namespace {
 
 TEST(MmapDataLoaderTest, MapsTheWholeFileAndLoadsAProgram) {
   const std::string path = testing_util::executorch_fixture_path("add.pte");

@@ -90,7 +90,11 @@ TEST(RobustnessTest, EveryTruncationIsAnErrorOrAProgram) {
   }
 }
 
-TEST(RobustnessTest, EverySingleByteCorruptionIsAnErrorOrAProgram) {
+// The oracle here is the sanitizers (the asan preset runs this under ASan and UBSan): a
+// corrupted byte may give an error or a different valid program, so the test itself asserts
+// only that every load returns and that the corpus is large; an out-of-bounds read, overflow or
+// leak on any of the ~50,000 loads is the failure.
+TEST(RobustnessTest, EverySingleByteCorruptionLoadsCleanUnderTheSanitizers) {
   uint64_t checksum = 0;
   size_t loads = 0;
   for (const Sample& s : samples()) {

@@ -42,9 +42,9 @@ TEST(ScalarTypeTest, EveryTypeHasItsFileValueSizeAndName) {
     EXPECT_EQ(static_cast<int>(e.type), e.raw) << e.name;
     EXPECT_EQ(element_size(e.type), e.size) << e.name;
     EXPECT_EQ(scalar_type_name(e.type), e.name);
-    ScalarType parsed = ScalarType::Byte;
-    ASSERT_TRUE(parse_scalar_type(e.name, &parsed)) << e.name;
-    EXPECT_EQ(parsed, e.type) << e.name;
+    Result<ScalarType> parsed = parse_scalar_type(e.name);
+    ASSERT_TRUE(parsed.ok()) << e.name;
+    EXPECT_EQ(*parsed, e.type) << e.name;
   }
 }
 
@@ -57,11 +57,12 @@ TEST(ScalarTypeTest, ValuesOutsideTheEnumHaveNoSizeAndAnUnknownName) {
 }
 
 TEST(ScalarTypeTest, ParseRejectsAnythingElse) {
-  ScalarType out = ScalarType::Double;
   for (const char* bad : {"", "float", "Float32", "FLOAT", "float32 ", "unknown(8)", "int"}) {
-    EXPECT_FALSE(parse_scalar_type(bad, &out)) << bad;
+    Result<ScalarType> r = parse_scalar_type(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(r.error().message(), std::string("unknown dtype '") + bad + "'");
   }
-  EXPECT_EQ(out, ScalarType::Double);
 }
 
 }  // namespace

@@ -920,11 +920,6 @@ TEST(RawTableValidationTest, AMethodWithoutChainsIsInvalidAsInExecutorch) {
   }
 }
 
-}  // namespace
-}  // namespace devplan
-
-namespace devplan {
-namespace {
 
 // Moves the vector at `vector_in_bytes` (a pointer into `bytes`) 4 bytes later by patching the
 // offset that points at it: its length is then read from its first element and its elements
