@@ -35,17 +35,23 @@ set(DEVPLAN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/devplan
     CACHE STRING "Where the devplan CMake package files are installed (relative to the prefix)")
 
 # --- Libraries ------------------------------------------------------------------------------------
-# Dependency order; a name without a target in this configuration is skipped.
+# Dependency order, in the groups of the README's layout: the runtime, the ahead-of-time tools,
+# the mocks and test fixtures. A name without a target in this configuration is skipped.
 set(devplan_install_candidates
+  # The runtime
   devplan_core
   devplan_schema
   devplan_program
   devplan_executor
   devplan_module
-  devplan_planning
-  devplan_graph_gen
   devplan_cuda_allocator
   devplan_cuda
+  # Ahead of time
+  devplan_writer
+  devplan_planning
+  devplan_graph_gen
+  devplan_analysis
+  # Mocks and test fixtures
   devplan_mocks
   devplan_mocks_gmock
   devplan_fixtures
@@ -92,8 +98,10 @@ devplan_install_headers(devplan_core runtime_ext/core)
 devplan_install_headers(devplan_program runtime_ext/program)
 devplan_install_headers(devplan_executor runtime_ext/executor)
 devplan_install_headers(devplan_module runtime_ext/module)
-devplan_install_headers(devplan_planning runtime_ext/planning)
 devplan_install_headers(devplan_cuda_allocator runtime_ext/cuda)
+devplan_install_headers(devplan_writer runtime_ext/writer)
+devplan_install_headers(devplan_planning runtime_ext/planning)
+devplan_install_headers(devplan_analysis runtime_ext/analysis)
 devplan_install_headers(devplan_mocks mocks)
 # fixtures/ holds devplan_fixtures' headers and, in generator/, devplan_fixture_programs_lib's.
 devplan_install_headers(devplan_fixture_programs_lib fixtures)

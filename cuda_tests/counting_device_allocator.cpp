@@ -1,17 +1,8 @@
 #include "counting_device_allocator.h"
 
-#include <cstdio>
+#include <runtime_ext/core/text_join.h>
 
 namespace devplan::cuda_testing {
-namespace {
-
-std::string pointer_text(const void* ptr) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%p", ptr);
-  return text;
-}
-
-}  // namespace
 
 Result<void*> CountingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
                                                 size_t alignment) {

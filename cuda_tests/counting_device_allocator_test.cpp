@@ -5,18 +5,13 @@
 #include <gtest/gtest.h>
 #include <mocks/tracking_device_allocator.h>
 
-#include <cstdio>
+#include <runtime_ext/core/text_join.h>
+
 #include <string>
 #include <vector>
 
 namespace devplan::cuda_testing {
 namespace {
-
-std::string pointer_text(const void* ptr) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%p", ptr);
-  return text;
-}
 
 class CountingDeviceAllocatorTest : public ::testing::Test {
  protected:

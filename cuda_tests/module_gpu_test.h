@@ -30,7 +30,7 @@
 #include <runtime_ext/cuda/cuda_allocator.h>
 #include <runtime_ext/cuda/real_cuda_runtime.h>
 #include <runtime_ext/module/module.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <cstddef>
 #include <cstdint>

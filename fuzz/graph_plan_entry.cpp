@@ -35,8 +35,8 @@ GraphPlanOutcome run_graph_plan(Span<const uint8_t> bytes) {
   const std::string written = write_graphs(*graphs);
   Result<std::vector<Graph>> reread = read_graphs(written);
   if (!reread.ok()) {
-    outcome.finding += "write_graphs output does not read back: " + reread.error().to_string() +
-                       "\n";
+    outcome.finding +=
+        "write_graphs output does not read back: " + reread.error().to_string() + "\n";
   } else if (write_graphs(*reread) != written) {
     outcome.finding += "write_graphs(read_graphs(write_graphs(g))) differs from write_graphs(g)\n";
   }
@@ -67,9 +67,9 @@ GraphPlanOutcome run_graph_plan(Span<const uint8_t> bytes) {
     ++outcome.planned;
     for (const MethodMemoryPlan& plan : *plans) {
       for (const PlanViolation& violation : verify_plan(plan)) {
-        outcome.finding += name + " plan of '" + plan.method() + "': " +
-                           plan_violation_kind_name(violation.kind) + ": " + violation.message +
-                           "\n";
+        outcome.finding += name + " plan of '" + plan.method() +
+                           "': " + plan_violation_kind_name(violation.kind) + ": " +
+                           violation.message + "\n";
       }
       for (size_t b = 0; b < plan.buffers.size(); ++b) {
         if (plan.buffers[b].size < plan.buffers[b].lower_bound) {

@@ -36,10 +36,10 @@ inline constexpr int64_t kGraphSearchIterations = 64;
 inline constexpr size_t kMaxPlannedTensors = 512;
 
 struct GraphPlanOutcome {
-  bool read = false;       // read_graphs succeeded
-  size_t graphs = 0;       // methods read
-  size_t planned = 0;      // successful plan_methods calls (one per algorithm)
-  std::string finding;     // "" when clean; else one line per problem, each ending in '\n'
+  bool read = false;    // read_graphs succeeded
+  size_t graphs = 0;    // methods read
+  size_t planned = 0;   // successful plan_methods calls (one per algorithm)
+  std::string finding;  // "" when clean; else one line per problem, each ending in '\n'
 
   bool clean() const { return finding.empty(); }
 };

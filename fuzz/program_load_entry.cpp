@@ -47,8 +47,8 @@ void query_program(const Program& program, ProgramLoadOutcome& outcome, Findings
   for (size_t m = 0; m < program.num_methods(); ++m) {
     Result<const char*> name = program.method_name(m);
     if (!name.ok()) {
-      findings.add("method_name(" + std::to_string(m) + ") failed for an index in range: " +
-                   name.error().to_string());
+      findings.add("method_name(" + std::to_string(m) +
+                   ") failed for an index in range: " + name.error().to_string());
       continue;
     }
     const std::string method = *name;
@@ -146,20 +146,20 @@ bool run_method(Method& method) {
 }
 
 // Steps 2 and 3.
-void run_module(Span<const uint8_t> bytes, bool program_loaded, const ProgramLoadOptions& options,
-                TrackingDeviceAllocator& cuda, ProgramLoadOutcome& outcome, Findings& findings) {
+void run_module(Span<const uint8_t> bytes, bool program_loaded, TrackingDeviceAllocator& cuda,
+                ProgramLoadOutcome& outcome, Findings& findings) {
   ModuleOptions module_options;
   module_options.max_host_buffer_bytes = kMaxHostBufferBytes;
   module_options.runtime.max_runtime_bound_bytes = kMaxRuntimeBoundBytes;
   module_options.runtime.max_steps = kMaxSteps;
-  module_options.unload_bug = options.unload_bug;
   Module module(std::vector<uint8_t>(bytes.begin(), bytes.end()), module_options);
 
   const Error loaded = module.load();
   findings.require_message(loaded, "Module::load");
   if (loaded.ok() != program_loaded) {
-    findings.add(std::string("Program::load_from_bytes ") + (program_loaded ? "succeeded" : "failed") +
-                 " but Module::load " + (loaded.ok() ? "succeeded" : "failed: " + loaded.to_string()));
+    findings.add(std::string("Program::load_from_bytes ") +
+                 (program_loaded ? "succeeded" : "failed") + " but Module::load " +
+                 (loaded.ok() ? "succeeded" : "failed: " + loaded.to_string()));
   }
   if (!loaded.ok()) return;
 
@@ -188,7 +188,8 @@ void run_module(Span<const uint8_t> bytes, bool program_loaded, const ProgramLoa
     if (!load.ok()) {
       if (cuda.live_count() != live_before) {
         findings.add(where + ": a failed load_method (" + load.to_string() + ") left " +
-                     std::to_string(cuda.live_count() - live_before) + " device allocation(s) live");
+                     std::to_string(cuda.live_count() - live_before) +
+                     " device allocation(s) live");
       }
       continue;
     }
@@ -242,12 +243,13 @@ ProgramLoadOutcome run_program_load(Span<const uint8_t> bytes, const ProgramLoad
     (void)cuda.set_capacity(static_cast<DeviceIndex>(i), kDeviceCapacityBytes);
   }
   {
-    ScopedDeviceAllocator scoped_cuda(&cuda);
+    UnloadBugAllocator registered(&cuda, options.unload_bug);
+    ScopedDeviceAllocator scoped_cuda(&registered);
     SimulatedDeviceBackend add(SimulatedDeviceBackend::Op::Add);
     SimulatedDeviceBackend mul(SimulatedDeviceBackend::Op::Mul);
     ScopedBackend scoped_add(SimulatedDeviceBackend::kAddBackendId, &add);
     ScopedBackend scoped_mul(SimulatedDeviceBackend::kMulBackendId, &mul);
-    run_module(bytes, outcome.program_loaded, options, cuda, outcome, findings);
+    run_module(bytes, outcome.program_loaded, cuda, outcome, findings);
   }
   // ~Module has run: nothing may be live, nothing may have been misused.
   if (cuda.has_leaks() || cuda.has_misuse()) {

@@ -35,8 +35,8 @@
 #include <cstdint>
 #include <string>
 
+#include <mocks/unload_bug_allocator.h>
 #include <runtime_ext/core/span.h>
-#include <runtime_ext/module/planned_memory.h>
 
 namespace devplan::fuzz {
 
@@ -50,17 +50,17 @@ inline constexpr uint64_t kMaxSteps = 10'000;
 inline constexpr uint64_t kMaxInputBytes = uint64_t{1} << 16;
 
 struct ProgramLoadOptions {
-  // A deliberate unload bug passed to the Module (self-tests of the ledger check only).
+  // A deliberate bug in front of the device allocator (self-tests of the ledger check only).
   UnloadBug unload_bug = UnloadBug::None;
 };
 
 // What one input did. Counters describe how far it got; `finding` says what went wrong.
 struct ProgramLoadOutcome {
-  bool program_loaded = false;  // Program::load_from_bytes succeeded
-  size_t methods = 0;           // methods in the program (valid or not)
-  size_t valid_methods = 0;     // methods whose method_meta succeeded
-  size_t loaded_methods = 0;    // methods whose first load_method succeeded
-  size_t executed_methods = 0;  // methods whose execute() succeeded
+  bool program_loaded = false;      // Program::load_from_bytes succeeded
+  size_t methods = 0;               // methods in the program (valid or not)
+  size_t valid_methods = 0;         // methods whose method_meta succeeded
+  size_t loaded_methods = 0;        // methods whose first load_method succeeded
+  size_t executed_methods = 0;      // methods whose execute() succeeded
   uint64_t device_allocations = 0;  // successful device allocations over the whole input
   // "" when the input broke no rule; otherwise one line per problem, each ending in '\n',
   // with the allocator's leak and misuse reports where they apply.

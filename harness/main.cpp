@@ -1,5 +1,7 @@
 // devplan: the command-line harness. `devplan --help` lists the commands, `devplan --version`
 // prints the version.
+#include <cstdio>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -50,7 +52,7 @@ const Command* find_command(const std::string& name) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_main(int argc, char** argv) {
   // A command gets its words exactly as given (its own CLI11 app parses them, `--` included);
   // `devplan help COMMAND` is `devplan COMMAND --help`.
   if (argc >= 2) {
@@ -61,14 +63,16 @@ int main(int argc, char** argv) {
     }
   }
   // Everything else is the top level's: --help, --version, help, or a usage error.
-  CLI::App app("devplan: hunts leaks and lifetime bugs in the path that places memory-planned "
-               "buffers of ExecuTorch programs on devices and allocates them.",
-               "devplan");
+  CLI::App app(
+      "devplan: hunts leaks and lifetime bugs in the path that places memory-planned "
+      "buffers of ExecuTorch programs on devices and allocates them.",
+      "devplan");
   app.set_version_flag("--version", std::string("devplan ") + devplan::harness::devplan_version());
   app.require_subcommand(1);
-  app.footer("`devplan COMMAND --help` (or `devplan help COMMAND`) shows a command's options.\n"
-             "exit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
-             "found");
+  app.footer(
+      "`devplan COMMAND --help` (or `devplan help COMMAND`) shows a command's options.\n"
+      "exit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
+      "found");
   for (const Command& c : kCommands) app.add_subcommand(c.name, c.summary);
   CLI::App* help = app.add_subcommand("help", "show this help, or a command's (help COMMAND)");
   if (argc == 2 && std::string(argv[1]) == "help") {
@@ -96,4 +100,17 @@ int main(int argc, char** argv) {
   (void)help;
   std::cerr << "devplan: unknown command\nRun 'devplan --help' for the commands.\n";
   return devplan::cli::kExitUsage;
+}
+
+// Nothing escapes as an exception (an abort): a library's throw, out of memory included, is an
+// error line and exit 1.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "devplan: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "devplan: internal error: unknown exception\n");
+  }
+  return 1;
 }

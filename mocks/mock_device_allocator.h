@@ -53,8 +53,7 @@ class MockDeviceAllocator : public DeviceAllocator {
  private:
   void delegate_to_tracking() {
     TrackingDeviceAllocator* d = delegate_;
-    ON_CALL(*this, allocate).WillByDefault([d](size_t nbytes, DeviceIndex index,
-                                               size_t alignment) {
+    ON_CALL(*this, allocate).WillByDefault([d](size_t nbytes, DeviceIndex index, size_t alignment) {
       return d->allocate(nbytes, index, alignment);
     });
     ON_CALL(*this, deallocate).WillByDefault([d](void* ptr, DeviceIndex index) {

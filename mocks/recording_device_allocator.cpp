@@ -4,7 +4,8 @@
 
 namespace devplan {
 
-Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index, size_t alignment) {
+Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
+                                                 size_t alignment) {
   Result<void*> result = upstream_->allocate(nbytes, index, alignment);
   std::lock_guard<std::mutex> lock(mutex_);
   AllocationEvent e;
@@ -50,7 +51,7 @@ Error RecordingDeviceAllocator::copy_device_to_host(void* dst, const void* src, 
 }
 
 std::vector<AllocationRecord> ledger_from_events(const std::vector<AllocationEvent>& events,
-                                                std::vector<AllocationEvent>* unknown_frees) {
+                                                 std::vector<AllocationEvent>* unknown_frees) {
   std::vector<AllocationRecord> ledger;
   std::unordered_map<const void*, size_t> live;  // pointer -> ledger index
   uint64_t seq = 0;

@@ -28,18 +28,19 @@ struct AllocationEvent {
   enum class Kind : uint8_t { Allocate, FailedAllocate, Free };
   Kind kind = Kind::Allocate;
   Device device;              // for a free: the device of the allocation (else the one named)
-  size_t size = 0;             // bytes allocated or freed (0 for a free of an unknown pointer)
-  const void* ptr = nullptr;   // the device pointer (an address; never dereferenced)
-  size_t alignment = 0;        // allocations only
-  std::string owner;           // current_allocation_owner() at allocation time
+  size_t size = 0;            // bytes allocated or freed (0 for a free of an unknown pointer)
+  const void* ptr = nullptr;  // the device pointer (an address; never dereferenced)
+  size_t alignment = 0;       // allocations only
+  std::string owner;          // current_allocation_owner() at allocation time
 };
 
 // The allocation ledger implied by `events`, in the TrackingDeviceAllocator's terms: one record
 // per successful allocation (seq counts every allocation attempt, 1-based), live when no later
 // free returned its pointer. Frees of pointers that were never allocated (or already freed) are
 // returned in `unknown_frees` when it is given.
-std::vector<AllocationRecord> ledger_from_events(const std::vector<AllocationEvent>& events,
-                                                        std::vector<AllocationEvent>* unknown_frees = nullptr);
+std::vector<AllocationRecord> ledger_from_events(
+    const std::vector<AllocationEvent>& events,
+    std::vector<AllocationEvent>* unknown_frees = nullptr);
 
 class RecordingDeviceAllocator : public DeviceAllocator {
  public:

@@ -33,14 +33,14 @@ Result<SimulatedDeviceBackend::Op> elementwise_op_from_processed(Span<const uint
     if (c < 0x20 || c > 0x7e) c = '?';
   }
   return Error(ErrorCode::InvalidProgram,
-               delegate + ": processed data names no elementwise op (expected \"add\" or \"mul\", got \"" +
+               delegate +
+                   ": processed data names no elementwise op (expected \"add\" or \"mul\", got \"" +
                    shown + "\")");
 }
 
 Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string& name,
                                 DeviceAllocator* allocator, const Tensor* const tensors[3],
-                                const std::string arg_names[3],
-                                Span<const int32_t> value_indices) {
+                                const std::string arg_names[3], Span<const int32_t> value_indices) {
   // All three in host memory (a legacy device program plans the delegate's tensors in host
   // buffers, with no copies around it): the backend moves the data itself, so the result is
   // what the host kernel computes in place.
@@ -64,8 +64,9 @@ Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string
     const Device d = tensors[i]->device;
     if (d.is_cpu()) {
       return Error(ErrorCode::InvalidArgument,
-                   name + ": " + arg_names[i] + " is on cpu:0 and the others are not; this backend "
-                   "runs on one device (or, for a legacy program, all in host memory)");
+                   name + ": " + arg_names[i] +
+                       " is on cpu:0 and the others are not; this backend "
+                       "runs on one device (or, for a legacy program, all in host memory)");
     }
     if (i > 0 && d != device) {
       return Error(ErrorCode::InvalidArgument, name + ": " + arg_names[i] + " is on " +
@@ -86,8 +87,8 @@ Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string
     staged[i].value.tensor.device = Device::cpu();
     staged[i].value.tensor.data = staged[i].storage.data();
     if (i < 2 && t.nbytes > 0) {
-      Error err = allocator->copy_device_to_host(staged[i].storage.data(), t.data, t.nbytes,
-                                                 device.index);
+      Error err =
+          allocator->copy_device_to_host(staged[i].storage.data(), t.data, t.nbytes, device.index);
       if (!err.ok()) return err.with_context(name + ": reading " + arg_names[i]);
     }
   }
@@ -121,8 +122,9 @@ Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string
 Result<std::unique_ptr<DelegateHandle>> SimulatedDeviceBackend::init(const DelegateInfo& delegate,
                                                                      const BackendContext& ctx) {
   if (op_ != Op::FromProcessed) return std::unique_ptr<DelegateHandle>();
-  DEVPLAN_ASSIGN_OR_RETURN(Op op, elementwise_op_from_processed(
-                                      delegate.processed, ctx.method_name + ": delegate " + delegate.id));
+  DEVPLAN_ASSIGN_OR_RETURN(
+      Op op, elementwise_op_from_processed(delegate.processed,
+                                           ctx.method_name + ": delegate " + delegate.id));
   return std::unique_ptr<DelegateHandle>(new ElementwiseHandle(op));
 }
 
@@ -157,8 +159,8 @@ Error SimulatedDeviceBackend::execute(DelegateHandle* handle, const BackendConte
   }
   DeviceAllocator* allocator =
       ctx.allocators ? ctx.allocators->get(tensors[0]->device.type) : nullptr;
-  DEVPLAN_RETURN_IF_ERROR(run_simulated_elementwise(op, name, allocator, tensors, names,
-                                                    ctx.value_indices));
+  DEVPLAN_RETURN_IF_ERROR(
+      run_simulated_elementwise(op, name, allocator, tensors, names, ctx.value_indices));
   ++executions_;
   return Error::success();
 }

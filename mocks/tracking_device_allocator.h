@@ -45,129 +45,70 @@
 // and ignored (a free on the wrong device index still frees the block); a bad copy is recorded,
 // not performed, and returns InvalidArgument with the report line in its message.
 //
-// Threading: every public method is safe to call from many threads at once (one mutex).
+// Composition. TrackingDeviceAllocator is a ready-made stack of adaptors (each a DeviceAllocator
+// over an upstream one, in its own file, usable alone), outermost first:
+//
+//   LedgerDeviceAllocator            numbers calls; ledger, failed calls, misuse; forwards only
+//                                    good frees and copies
+//    StatisticsDeviceAllocator       per-device counters of what got through
+//     ValidatingDeviceAllocator      InvalidArgument: alignment, negative index, device set
+//      FailureInjectingDeviceAllocator  injected allocation and copy faults
+//       LimitingDeviceAllocator      capacity and largest allocation
+//        HostBackedDeviceAllocator   host memory, fill patterns, quarantine, ASan poisoning
+//
+// Why this order: a layer checks before it forwards, so the order of the layers is the order of
+// the checks documented at allocate(). The ledger is outermost so that it sees every call (it
+// takes each call's sequence number before any layer can fail it, and shares the numbers with
+// fault injection through one AllocationSequence) and so that misuse never reaches the layers
+// below; statistics sit right under it, so that every failure below is counted and misuse is not.
+// The quarantine sits at the bottom, so that the layers above see a free when it happens; it
+// tells the ledger when a freed block's memory goes back to the system. Frees travel down with
+// their size (SizedDeviceAllocator), so only the bottom layer maps pointers to blocks.
+//
+// Threading: every public method is safe to call from many threads at once: one mutex around
+// the whole stack (its layers are not synchronized themselves).
 // Ownership: the allocator owns all backing memory; it must outlive every buffer it allocated
 // and every registration of it (see DeviceAllocatorRegistry).
 #pragma once
 
-#include <array>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
+#include <mocks/allocation_sequence.h>
+#include <mocks/copy_direction.h>
+#include <mocks/failure_injecting_device_allocator.h>
+#include <mocks/host_backed_device_allocator.h>
+#include <mocks/ledger_device_allocator.h>
+#include <mocks/ledger_records.h>
+#include <mocks/limiting_device_allocator.h>
+#include <mocks/statistics_device_allocator.h>
+#include <mocks/validating_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
 namespace devplan {
 
-// One successful allocate() call.
-struct AllocationRecord {
-  uint64_t seq = 0;           // the call's sequence number (1-based)
-  Device device;              // device_type() and the index passed to allocate()
-  size_t size = 0;            // bytes requested
-  size_t alignment = 0;       // alignment requested
-  std::string owner;          // current_allocation_owner() at allocate time; "" when none
-  const void* ptr = nullptr;  // the device pointer returned (an address, never dereference)
-  bool live = true;           // false once deallocated
-};
-
-// One failed allocate() call (bad argument, injected fault, capacity, host out of memory).
-struct FailedAllocation {
-  uint64_t seq = 0;
-  Device device;
-  size_t size = 0;
-  size_t alignment = 0;
-  std::string owner;
-  ErrorCode code = ErrorCode::Ok;  // the code allocate() returned
-  std::string reason;              // the message allocate() returned
-};
-
-// What went wrong. The line each kind writes to the misuse report is given below; ALLOC stands
-// for "#<seq> <device> <size> B owner <owner or ->", OP for the method name
-// (copy_host_to_device / copy_device_to_host), PTR for the pointer as 0x<lower-case hex>.
-enum class MisuseKind : uint8_t {
-  // "double free of ALLOC"
-  DoubleFree,
-  // "free of unknown pointer PTR on cuda:0", or, for a pointer inside a block that does not
-  // start there, "free of interior pointer PTR (offset 16) of ALLOC" (the block stays live)
-  // or "... of freed ALLOC".
-  UnknownPointer,
-  // "free on cuda:1 of ALLOC" (the block is freed anyway).
-  WrongDeviceFree,
-  // "OP of 64 B at offset 16 past the end of ALLOC"
-  CopyOutOfBounds,
-  // "copy_host_to_device of 16 B at offset 0 into freed ALLOC"
-  CopyToFreedMemory,
-  // "copy_device_to_host of 16 B at offset 0 from freed ALLOC"
-  CopyFromFreedMemory,
-  // "copy_host_to_device of 16 B to unknown pointer PTR on cuda:0" /
-  // "copy_device_to_host of 16 B from unknown pointer PTR on cuda:0"
-  CopyUnknownPointer,
-  // "copy_host_to_device on cuda:1 of 16 B at offset 0 into ALLOC" /
-  // "copy_device_to_host on cuda:1 of 16 B at offset 0 from ALLOC"
-  CopyWrongDevice,
-  // The host side of a copy points into device memory (works in simulation, crashes on a GPU):
-  // "copy_host_to_device with host source PTR overlapping ALLOC" /
-  // "copy_device_to_host with host destination PTR overlapping ALLOC"
-  // ("overlapping freed ALLOC" when the block is quarantined).
-  HostPointerInDeviceMemory,
-};
-
-// "DoubleFree", "UnknownPointer", ... (the enumerator's name).
-const char* misuse_kind_name(MisuseKind kind);
-
-struct MisuseRecord {
-  MisuseKind kind = MisuseKind::UnknownPointer;
-  Device device;               // device_type() and the index passed to the faulty call
-  uint64_t allocation_seq = 0; // the allocation involved; 0 when none is known
-  const void* ptr = nullptr;   // the device pointer passed to the faulty call
-  std::string message;         // the report line (see MisuseKind)
-};
-
-// Which copy directions fail_copies() makes fail. A bit set.
-enum class CopyDirection : uint8_t {
-  None = 0,
-  HostToDevice = 1,
-  DeviceToHost = 2,
-  Both = 3,
-};
-
-// Counters for one device index. Bytes are requested sizes (no alignment padding).
-struct DeviceAllocationStats {
-  uint64_t current_bytes = 0;
-  uint64_t peak_bytes = 0;
-  uint64_t total_bytes = 0;        // sum over all successful allocations
-  uint64_t current_allocations = 0;
-  uint64_t peak_allocations = 0;
-  uint64_t total_allocations = 0;  // successful allocations
-  uint64_t frees = 0;              // successful frees (a wrong-device free counts here)
-  uint64_t failed_allocations = 0;
-  uint64_t host_to_device_copies = 0;  // performed copies with at least one byte
-  uint64_t host_to_device_bytes = 0;
-  uint64_t device_to_host_copies = 0;
-  uint64_t device_to_host_bytes = 0;
-};
-
-// The leak-report line of `record`: "#7 cuda:0 48 B align 16 owner forward/buffer 1".
-std::string format_allocation(const AllocationRecord& record);
+// AllocationRecord, FailedAllocation, MisuseKind, MisuseRecord, misuse_kind_name() and
+// format_allocation() are in mocks/ledger_records.h, CopyDirection in mocks/copy_direction.h,
+// DeviceAllocationStats in mocks/statistics_device_allocator.h (all included here).
 
 class TrackingDeviceAllocator : public DeviceAllocator {
  public:
-  static constexpr uint8_t kFreshPattern = 0xCD;  // fills every new block
-  static constexpr uint8_t kFreedPattern = 0xDD;  // fills every quarantined block
-  static constexpr size_t kDefaultQuarantineBytes = size_t{64} << 20;
-  static constexpr size_t kDefaultQuarantineBlocks = 1024;
+  static constexpr uint8_t kFreshPattern = HostBackedDeviceAllocator::kFreshPattern;
+  static constexpr uint8_t kFreedPattern = HostBackedDeviceAllocator::kFreedPattern;
+  static constexpr size_t kDefaultQuarantineBytes =
+      HostBackedDeviceAllocator::kDefaultQuarantineBytes;
+  static constexpr size_t kDefaultQuarantineBlocks =
+      HostBackedDeviceAllocator::kDefaultQuarantineBlocks;
   // How many released blocks (out of the quarantine) stay known as freed.
-  static constexpr size_t kRememberedReleases = 4096;
+  static constexpr size_t kRememberedReleases = BlockRegistry::kRememberedReleases;
   // Larger alignments are InvalidArgument (a GPU allocator gives 256; this is generous).
-  static constexpr size_t kMaxAlignment = size_t{1} << 24;
+  static constexpr size_t kMaxAlignment = ValidatingDeviceAllocator::kMaxAlignment;
   // Default limit on one allocation's size, so that a corrupt size cannot exhaust the host.
-  static constexpr uint64_t kDefaultMaxAllocationBytes = uint64_t{1} << 32;
+  static constexpr uint64_t kDefaultMaxAllocationBytes =
+      LimitingDeviceAllocator::kDefaultMaxAllocationBytes;
   static constexpr int kNumSimulatedIndices = kMaxDeviceIndex + 1;
 
   // Serves `type` (CUDA by default); every index 0..127 exists until restricted.
@@ -198,14 +139,12 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   // block allocated on `index` and that `src` is not device memory. A zero-byte copy does
   // nothing and succeeds. Errors: InvalidArgument for a null host pointer or any misuse (then
   // recorded and nothing is copied); Internal for an injected copy fault (checked after misuse).
-  Error copy_host_to_device(void* dst, const void* src, size_t nbytes,
-                            DeviceIndex index) override;
+  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
 
   // The mirror of copy_host_to_device for reading [src, src + nbytes) out of a live block.
-  Error copy_device_to_host(void* dst, const void* src, size_t nbytes,
-                            DeviceIndex index) override;
+  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
 
-  DeviceType device_type() const override { return type_; }
+  DeviceType device_type() const override { return host_.device_type(); }
 
   // --- Fault injection and simulation settings (kept by reset()) ------------------------------
 
@@ -294,57 +233,15 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   Error reset();
 
  private:
-  struct Block {
-    AllocationRecord record;
-    bool quarantined = false;  // freed, memory still held
-    bool released = false;     // freed, memory returned to the system
-  };
-
-  // Bytes a block covers in the address maps (at least 1, so zero-byte blocks count).
-  static uintptr_t footprint(const Block& block);
-  // The block of `map` whose footprint contains `addr`, or nullptr.
-  const Block* find_containing(const std::map<uintptr_t, size_t>& map, uintptr_t addr) const;
-  // A live or quarantined block overlapping [start, start + nbytes), or nullptr.
-  const Block* find_overlapping_held(uintptr_t start, size_t nbytes) const;
-  Result<void*> fail_allocation(uint64_t seq, size_t nbytes, DeviceIndex index, size_t alignment,
-                                const std::string& owner, Error error);
-  void record_misuse(MisuseKind kind, DeviceIndex index, const Block* block, const void* ptr,
-                     std::string message);
-  // Checks one copy (caller holds mu_); records and returns the misuse, if any.
-  Error check_copy(const char* method, bool to_device, const void* device_ptr,
-                   const void* host_ptr, size_t nbytes, DeviceIndex index);
-  // Poisons a just-freed block and queues it, releasing the oldest beyond the limits.
-  void quarantine(size_t block_index);
-  void release_memory(Block& block);
-  void remember_release(size_t block_index);
-  // Drops freed_ entries (of released blocks) that overlap a new block at [start, end).
-  void forget_released_overlapping(uintptr_t start, uintptr_t end);
-
-  const DeviceType type_;
-  mutable std::mutex mu_;
-
-  // All guarded by mu_.
-  std::deque<Block> blocks_;                 // every successful allocation, in sequence order
-  std::map<uintptr_t, size_t> live_;         // start address -> index in blocks_
-  std::map<uintptr_t, size_t> freed_;        // start address -> index (quarantined or released)
-  std::deque<size_t> quarantine_;            // indices in blocks_, oldest first
-  std::deque<size_t> released_;              // released blocks still in freed_, oldest first
-  size_t quarantine_bytes_ = 0;
-  std::vector<MisuseRecord> misuse_;
-  std::vector<FailedAllocation> failed_;
-  std::array<DeviceAllocationStats, kNumSimulatedIndices> stats_{};
-  uint64_t next_seq_ = 1;
-
-  std::set<uint64_t> fail_at_;
-  uint64_t fail_from_ = 0;
-  std::bitset<kNumSimulatedIndices> fail_devices_;
-  CopyDirection fail_copies_ = CopyDirection::None;
-  std::array<uint64_t, kNumSimulatedIndices> capacity_;  // UINT64_MAX: unlimited
-  std::bitset<kNumSimulatedIndices> available_;
-  size_t quarantine_max_bytes_ = kDefaultQuarantineBytes;
-  size_t quarantine_max_blocks_ = kDefaultQuarantineBlocks;
-  uint64_t max_allocation_bytes_ = kDefaultMaxAllocationBytes;
-  bool fill_patterns_ = true;
+  mutable std::mutex mu_;  // serializes every call into the stack below
+  // The layers, innermost first (each wraps the one declared before it).
+  AllocationSequence sequence_;  // shared by the ledger (numbers) and fault injection (reads)
+  HostBackedDeviceAllocator host_;
+  LimitingDeviceAllocator limits_;
+  FailureInjectingDeviceAllocator faults_;
+  ValidatingDeviceAllocator devices_;
+  StatisticsDeviceAllocator stats_;
+  LedgerDeviceAllocator ledger_;
 };
 
 }  // namespace devplan

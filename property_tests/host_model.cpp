@@ -68,7 +68,8 @@ void HostModel::elementwise(const ScenarioInstruction& in, bool add, double alph
   uint8_t* out = data(in.tensors[2]);
   switch (out_t.dtype) {
     case ScalarType::Float:
-      add ? apply<float>(a, b, out, n, [&](float x, float y) { return x + static_cast<float>(alpha) * y; })
+      add ? apply<float>(a, b, out, n,
+                         [&](float x, float y) { return x + static_cast<float>(alpha) * y; })
           : apply<float>(a, b, out, n, [](float x, float y) { return x * y; });
       break;
     case ScalarType::Double:
@@ -77,18 +78,26 @@ void HostModel::elementwise(const ScenarioInstruction& in, bool add, double alph
       break;
     case ScalarType::Int: {
       const uint32_t k = static_cast<uint32_t>(static_cast<int64_t>(alpha));
-      add ? apply<int32_t>(a, b, out, n, [&](int32_t x, int32_t y) {
-        return static_cast<int32_t>(static_cast<uint32_t>(x) + k * static_cast<uint32_t>(y)); })
+      add ? apply<int32_t>(a, b, out, n,
+                           [&](int32_t x, int32_t y) {
+                             return static_cast<int32_t>(static_cast<uint32_t>(x) +
+                                                         k * static_cast<uint32_t>(y));
+                           })
           : apply<int32_t>(a, b, out, n, [](int32_t x, int32_t y) {
-        return static_cast<int32_t>(static_cast<uint32_t>(x) * static_cast<uint32_t>(y)); });
+              return static_cast<int32_t>(static_cast<uint32_t>(x) * static_cast<uint32_t>(y));
+            });
       break;
     }
     default: {
       const uint64_t k = static_cast<uint64_t>(static_cast<int64_t>(alpha));
-      add ? apply<int64_t>(a, b, out, n, [&](int64_t x, int64_t y) {
-        return static_cast<int64_t>(static_cast<uint64_t>(x) + k * static_cast<uint64_t>(y)); })
+      add ? apply<int64_t>(a, b, out, n,
+                           [&](int64_t x, int64_t y) {
+                             return static_cast<int64_t>(static_cast<uint64_t>(x) +
+                                                         k * static_cast<uint64_t>(y));
+                           })
           : apply<int64_t>(a, b, out, n, [](int64_t x, int64_t y) {
-        return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); });
+              return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+            });
       break;
     }
   }
@@ -99,7 +108,8 @@ void HostModel::execute() {
     switch (in.op) {
       case ScenarioOp::Add: {
         const ScenarioValue& v = values_[in.values[0]];
-        const double alpha = v.kind == ScenarioValueKind::Int ? static_cast<double>(v.int_value) : v.double_value;
+        const double alpha =
+            v.kind == ScenarioValueKind::Int ? static_cast<double>(v.int_value) : v.double_value;
         elementwise(in, true, alpha, false);
         break;
       }

@@ -23,7 +23,7 @@ namespace {
 constexpr size_t kSlots = 3;  // Modules alive at once, at most
 
 struct LifecycleModel {
-  std::vector<ProgramScenario> programs;         // one per slot, fixed for the case
+  std::vector<ProgramScenario> programs;  // one per slot, fixed for the case
   std::vector<bool> alive = std::vector<bool>(kSlots, false);
   std::vector<std::set<size_t>> loaded = std::vector<std::set<size_t>>(kSlots);  // method indices
 
@@ -33,7 +33,8 @@ struct LifecycleModel {
     for (size_t slot = 0; slot < kSlots; ++slot) {
       if (!alive[slot]) continue;
       for (size_t m : loaded[slot]) {
-        for (const AllocationKey& key : expected_allocations(programs[slot].methods[m])) out.insert(key);
+        for (const AllocationKey& key : expected_allocations(programs[slot].methods[m]))
+          out.insert(key);
       }
     }
     return out;
@@ -60,7 +61,8 @@ void check_against_model(const LifecycleModel& next, const LifecycleSut& sut) {
     if (!next.alive[slot]) continue;
     const ProgramScenario& p = next.programs[slot];
     for (size_t m = 0; m < p.methods.size(); ++m) {
-      RC_ASSERT(sut.modules[slot]->is_method_loaded(p.methods[m].name) == (next.loaded[slot].count(m) == 1));
+      RC_ASSERT(sut.modules[slot]->is_method_loaded(p.methods[m].name) ==
+                (next.loaded[slot].count(m) == 1));
     }
   }
 }
@@ -75,7 +77,9 @@ struct SlotCommand : Command {
     RC_PRE(s0.alive[slot] == needs_alive);
     method = *rc::gen::inRange<size_t>(0, s0.programs[slot].methods.size());
   }
-  const std::string& name(const LifecycleModel& s) const { return s.programs[slot].methods[method].name; }
+  const std::string& name(const LifecycleModel& s) const {
+    return s.programs[slot].methods[method].name;
+  }
 };
 
 struct CreateModule : SlotCommand {
@@ -114,7 +118,9 @@ struct LoadMethod : SlotCommand {
     RC_ASSERT(sut.modules[slot]->load_method(name(s0)).ok());
     check_against_model(nextState(s0), sut);
   }
-  void show(std::ostream& os) const override { os << "module " << slot << ": load_method " << method; }
+  void show(std::ostream& os) const override {
+    os << "module " << slot << ": load_method " << method;
+  }
 };
 
 struct UnloadMethod : SlotCommand {
@@ -126,7 +132,9 @@ struct UnloadMethod : SlotCommand {
     RC_ASSERT(err.code() == (s0.loaded[slot].count(method) ? ErrorCode::Ok : ErrorCode::NotFound));
     check_against_model(nextState(s0), sut);
   }
-  void show(std::ostream& os) const override { os << "module " << slot << ": unload_method " << method; }
+  void show(std::ostream& os) const override {
+    os << "module " << slot << ": unload_method " << method;
+  }
 };
 
 // execute loads the method when needed.
@@ -173,7 +181,7 @@ DEVPLAN_PROP(Lifecycle, LiveBuffersMatchTheModelAfterEveryCommand, ()) {
   for (const ProgramScenario& p : initial.programs) sut.bytes.push_back(build_program(p));
   rc::state::check(initial, sut,
                    rc::state::gen::execOneOfWithArgs<CreateModule, DestroyModule, LoadMethod,
-                                                      UnloadMethod, Execute, Reload>());
+                                                     UnloadMethod, Execute, Reload>());
   // Destroying every Module leaves nothing live.
   for (auto& module : sut.modules) module.reset();
   RC_ASSERT(sut.devices.cuda.live_count() == 0u);

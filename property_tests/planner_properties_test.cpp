@@ -58,22 +58,26 @@ namespace {
 
 rc::Gen<PlannerCase> gen_planner_case() {
   return rc::gen::build<PlannerCase>(
-      rc::gen::set(&PlannerCase::graph,
-                   rc::gen::build<GraphGenOptions>(
-                       rc::gen::set(&GraphGenOptions::family, rc::gen::elementOf(all_graph_families())),
-                       rc::gen::set(&GraphGenOptions::num_tensors, rc::gen::inRange<size_t>(2, 201)),
-                       rc::gen::set(&GraphGenOptions::seed, rc::gen::inRange<uint64_t>(0, 1u << 30)),
-                       rc::gen::set(&GraphGenOptions::num_devices, rc::gen::inRange(0, 5)),
-                       rc::gen::set(&GraphGenOptions::delegate_fraction, rc::gen::element(0.3, 0.1, 0.6, 1.0)))),
+      rc::gen::set(
+          &PlannerCase::graph,
+          rc::gen::build<GraphGenOptions>(
+              rc::gen::set(&GraphGenOptions::family, rc::gen::elementOf(all_graph_families())),
+              rc::gen::set(&GraphGenOptions::num_tensors, rc::gen::inRange<size_t>(2, 201)),
+              rc::gen::set(&GraphGenOptions::seed, rc::gen::inRange<uint64_t>(0, 1u << 30)),
+              rc::gen::set(&GraphGenOptions::num_devices, rc::gen::inRange(0, 5)),
+              rc::gen::set(&GraphGenOptions::delegate_fraction,
+                           rc::gen::element(0.3, 0.1, 0.6, 1.0)))),
       rc::gen::set(&PlannerCase::skip_h2d_for_method_inputs, rc::gen::arbitrary<bool>()),
       rc::gen::set(&PlannerCase::skip_d2h_for_method_outputs, rc::gen::arbitrary<bool>()),
       rc::gen::set(&PlannerCase::alignment, rc::gen::element<uint64_t>(16, 1, 8, 64, 256)),
       rc::gen::set(&PlannerCase::search_iterations, rc::gen::inRange<int64_t>(0, 257)));
 }
 
-MethodMemoryPlan plan_or_fail(const Graph& graph, const PlannerCase& c, PlannerAlgorithm algorithm) {
+MethodMemoryPlan plan_or_fail(const Graph& graph, const PlannerCase& c,
+                              PlannerAlgorithm algorithm) {
   Result<MethodMemoryPlan> plan = plan_method(graph, c.plan_options(algorithm));
-  if (!plan.ok()) RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + plan.error().to_string());
+  if (!plan.ok())
+    RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + plan.error().to_string());
   return std::move(plan).value();
 }
 
@@ -104,7 +108,8 @@ uint64_t lower_bound_of(const MethodMemoryPlan& plan, size_t b) {
 // Every field of a plan, as bytes.
 std::string plan_bytes(const MethodMemoryPlan& plan) {
   std::ostringstream os;
-  os << plan.method() << "|" << plan.alignment << "|" << plan.num_h2d_copies << "|" << plan.num_d2h_copies << "\n";
+  os << plan.method() << "|" << plan.alignment << "|" << plan.num_h2d_copies << "|"
+     << plan.num_d2h_copies << "\n";
   for (const GraphTensor& t : plan.graph.tensors) {
     os << t.id << ":" << static_cast<int>(t.dtype) << ":" << t.nbytes << ";";
   }
@@ -119,19 +124,20 @@ std::string plan_bytes(const MethodMemoryPlan& plan) {
   os << "\n";
   for (size_t t = 0; t < plan.tensors.size(); ++t) {
     const PlannedTensor& p = plan.tensors[t];
-    os << t << ":" << p.device << ":" << p.planned << ":" << p.buffer_index << ":" << p.offset << ":"
-       << p.nbytes << ":" << p.lifetime.first << ".." << p.lifetime.last << ":" << plan.copy_of[t] << ";";
+    os << t << ":" << p.device << ":" << p.planned << ":" << p.buffer_index << ":" << p.offset
+       << ":" << p.nbytes << ":" << p.lifetime.first << ".." << p.lifetime.last << ":"
+       << plan.copy_of[t] << ";";
   }
   os << "\n";
   for (const PlannedBuffer& b : plan.buffers) {
-    os << b.device << ":" << b.size << ":" << b.lower_bound << ":" << planner_algorithm_name(b.algorithm)
-       << ":" << b.num_tensors << ";";
+    os << b.device << ":" << b.size << ":" << b.lower_bound << ":"
+       << planner_algorithm_name(b.algorithm) << ":" << b.num_tensors << ";";
   }
   for (int64_t s : plan.non_const_buffer_sizes()) os << s << ",";
-  for (const BufferDeviceEntry& e : plan.non_const_buffer_devices()) os << e.buffer_idx << "@" << e.device << ",";
+  for (const BufferDeviceEntry& e : plan.non_const_buffer_devices())
+    os << e.buffer_idx << "@" << e.device << ",";
   return os.str();
 }
-
 
 // Every plan, whatever the algorithm, passes the independent plan verifier.
 DEVPLAN_PROP(Planner, EveryPlanPassesTheVerifier, ()) {
@@ -141,8 +147,8 @@ DEVPLAN_PROP(Planner, EveryPlanPassesTheVerifier, ()) {
     const MethodMemoryPlan plan = plan_or_fail(graph, c, algorithm);
     const std::vector<PlanViolation> violations = verify_plan(plan);
     if (!violations.empty()) {
-      RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + std::to_string(violations.size()) +
-              " violations, first: " + violations[0].message);
+      RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " +
+              std::to_string(violations.size()) + " violations, first: " + violations[0].message);
     }
   }
 }
@@ -154,7 +160,8 @@ DEVPLAN_PROP(Planner, NoBufferMixesDevices, ()) {
   const PlannerCase c = *gen_planner_case();
   const MethodMemoryPlan plan = plan_or_fail(generate_graph(c.graph), c, PlannerAlgorithm::Best);
   RC_ASSERT(!plan.buffers.empty());
-  for (size_t b = 1; b < plan.buffers.size(); ++b) RC_ASSERT(plan.buffers[b - 1].device < plan.buffers[b].device);
+  for (size_t b = 1; b < plan.buffers.size(); ++b)
+    RC_ASSERT(plan.buffers[b - 1].device < plan.buffers[b].device);
   std::vector<size_t> count(plan.buffers.size(), 0);
   for (const PlannedTensor& t : plan.tensors) {
     if (!t.planned) continue;
@@ -162,7 +169,8 @@ DEVPLAN_PROP(Planner, NoBufferMixesDevices, ()) {
     RC_ASSERT(plan.buffers[t.buffer_index].device == t.device);
     ++count[t.buffer_index];
   }
-  for (size_t b = 0; b < plan.buffers.size(); ++b) RC_ASSERT(plan.buffers[b].num_tensors == count[b]);
+  for (size_t b = 0; b < plan.buffers.size(); ++b)
+    RC_ASSERT(plan.buffers[b].num_tensors == count[b]);
   for (const Node& n : plan.graph.nodes) {
     const Device runs_on = n.execution_device();
     if (n.kind == NodeKind::Kernel && n.op == kH2dCopyOp) {
@@ -183,7 +191,8 @@ DEVPLAN_PROP(Planner, NoBufferMixesDevices, ()) {
   }
   std::vector<BufferDeviceEntry> expected;
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
-    if (!plan.buffers[b].device.is_cpu()) expected.push_back({static_cast<int32_t>(b + 1), plan.buffers[b].device});
+    if (!plan.buffers[b].device.is_cpu())
+      expected.push_back({static_cast<int32_t>(b + 1), plan.buffers[b].device});
   }
   RC_ASSERT(plan.non_const_buffer_devices() == expected);
 }
@@ -209,16 +218,19 @@ DEVPLAN_PROP(Planner, BestNoLargerThanGreedyNoLargerThanNaive, ()) {
   const PlannerCase c = *gen_planner_case();
   const Graph graph = generate_graph(c.graph);
   std::map<PlannerAlgorithm, MethodMemoryPlan> plans;
-  for (PlannerAlgorithm algorithm : all_planner_algorithms()) plans.emplace(algorithm, plan_or_fail(graph, c, algorithm));
+  for (PlannerAlgorithm algorithm : all_planner_algorithms())
+    plans.emplace(algorithm, plan_or_fail(graph, c, algorithm));
   const MethodMemoryPlan& naive = plans.at(PlannerAlgorithm::Naive);
   const MethodMemoryPlan& greedy = plans.at(PlannerAlgorithm::Greedy);
   const MethodMemoryPlan& best = plans.at(PlannerAlgorithm::Best);
-  for (const auto& [algorithm, plan] : plans) RC_ASSERT(plan.buffers.size() == naive.buffers.size());
+  for (const auto& [algorithm, plan] : plans)
+    RC_ASSERT(plan.buffers.size() == naive.buffers.size());
   for (size_t b = 0; b < naive.buffers.size(); ++b) {
     RC_ASSERT(best.buffers[b].device == naive.buffers[b].device);
     RC_ASSERT(best.buffers[b].size <= greedy.buffers[b].size);
     RC_ASSERT(greedy.buffers[b].size <= naive.buffers[b].size);
-    for (const auto& [algorithm, plan] : plans) RC_ASSERT(best.buffers[b].size <= plan.buffers[b].size);
+    for (const auto& [algorithm, plan] : plans)
+      RC_ASSERT(best.buffers[b].size <= plan.buffers[b].size);
     uint64_t sum = 0;
     for (const PlannedTensor& t : naive.tensors) {
       if (t.planned && t.buffer_index == b) sum += aligned(t.nbytes, naive.alignment);
@@ -258,18 +270,20 @@ DEVPLAN_PROP(Planner, EmittedProgramLoadsWithThePlannedBuffers, ()) {
   const PlannerCase c = *gen_planner_case();
   const MethodMemoryPlan plan = plan_or_fail(generate_graph(c.graph), c, PlannerAlgorithm::Best);
   const std::vector<uint8_t> bytes = emit_or_fail(plan);
-  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
   RC_ASSERT(program.ok());
   Result<MethodMeta> meta = program->method_meta(plan.method());
   RC_ASSERT(meta.ok());
   RC_ASSERT(meta->num_memory_planned_buffers() == plan.buffers.size());
   std::multiset<AllocationKey> expected;
   for (size_t b = 0; b < plan.buffers.size(); ++b) {
-    RC_ASSERT(meta->memory_planned_buffer_size(b).value() == static_cast<int64_t>(plan.buffers[b].size));
+    RC_ASSERT(meta->memory_planned_buffer_size(b).value() ==
+              static_cast<int64_t>(plan.buffers[b].size));
     RC_ASSERT(meta->memory_planned_buffer_device(b).value() == plan.buffers[b].device);
     if (!plan.buffers[b].device.is_cpu() && plan.buffers[b].size > 0) {
-      expected.emplace(plan.method() + "/buffer " + std::to_string(b), plan.buffers[b].device.to_string(),
-                       plan.buffers[b].size);
+      expected.emplace(plan.method() + "/buffer " + std::to_string(b),
+                       plan.buffers[b].device.to_string(), plan.buffers[b].size);
     }
   }
   // Every planned tensor of the program sits where the plan put it.
@@ -279,7 +293,8 @@ DEVPLAN_PROP(Planner, EmittedProgramLoadsWithThePlannedBuffers, ()) {
   }
   for (const ValueInfo& v : meta->plan().values) {
     if (v.tag == ValueTag::Tensor && v.tensor.is_planned()) {
-      read.emplace(v.tensor.buffer_index, v.tensor.offset, v.tensor.nbytes, v.tensor.device.to_string());
+      read.emplace(v.tensor.buffer_index, v.tensor.offset, v.tensor.nbytes,
+                   v.tensor.device.to_string());
     }
   }
   RC_ASSERT(read == planned);
@@ -294,12 +309,13 @@ DEVPLAN_PROP(Planner, EmittedProgramLoadsWithThePlannedBuffers, ()) {
 
 rc::Gen<PlanItem> gen_item() {
   return rc::gen::mapcat(rc::gen::inRange<int32_t>(-1, 24), [](int32_t first) {
-    return rc::gen::map(rc::gen::pair(rc::gen::weightedOneOf<uint64_t>({{6, rc::gen::inRange<uint64_t>(1, 4097)},
-                                                                        {1, rc::gen::just<uint64_t>(0)}}),
-                                      rc::gen::inRange<int32_t>(0, 12)),
-                        [first](const std::pair<uint64_t, int32_t>& p) {
-                          return PlanItem{p.first, first, first < 0 ? -1 : first + p.second};
-                        });
+    return rc::gen::map(
+        rc::gen::pair(rc::gen::weightedOneOf<uint64_t>({{6, rc::gen::inRange<uint64_t>(1, 4097)},
+                                                        {1, rc::gen::just<uint64_t>(0)}}),
+                      rc::gen::inRange<int32_t>(0, 12)),
+        [first](const std::pair<uint64_t, int32_t>& p) {
+          return PlanItem{p.first, first, first < 0 ? -1 : first + p.second};
+        });
   });
 }
 
@@ -316,8 +332,10 @@ DEVPLAN_PROP(OffsetPlanner, ArbitraryItemsGetValidCompactPlans, ()) {
     Result<OffsetPlan> plan = plan_offsets(items, algorithm, options);
     RC_ASSERT(plan.ok());
     RC_ASSERT(plan->offsets.size() == items.size());
-    const std::vector<PlanViolation> violations = verify_offsets(items, plan->offsets, plan->size, options.alignment);
-    if (!violations.empty()) RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + violations[0].message);
+    const std::vector<PlanViolation> violations =
+        verify_offsets(items, plan->offsets, plan->size, options.alignment);
+    if (!violations.empty())
+      RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + violations[0].message);
     RC_ASSERT(plan->size >= bound);
     sizes[algorithm] = plan->size;
   }

@@ -9,8 +9,8 @@
 
 #include <harness/scenario/corruption.h>
 #include <harness/scenario/scenario_program.h>
+#include <runtime_ext/analysis/method_plan_compare.h>
 #include <runtime_ext/module/module.h>
-#include <runtime_ext/program/method_plan_compare.h>
 #include <runtime_ext/program/program.h>
 
 #include "host_model.h"
@@ -55,11 +55,13 @@ DEVPLAN_PROP(RoundTrip, MethodMetaGivesEveryBufferSizeAndDevice, ()) {
     RC_ASSERT(meta->num_memory_planned_buffers() == m.buffers.size());
     bool has_device = false;
     for (size_t b = 0; b < m.buffers.size(); ++b) {
-      RC_ASSERT(meta->memory_planned_buffer_size(b).value() == static_cast<int64_t>(m.buffers[b].size));
+      RC_ASSERT(meta->memory_planned_buffer_size(b).value() ==
+                static_cast<int64_t>(m.buffers[b].size));
       RC_ASSERT(meta->memory_planned_buffer_device(b).value() == m.buffers[b].device);
       has_device = has_device || !m.buffers[b].device.is_cpu();
     }
-    RC_ASSERT(meta->memory_planned_buffer_size(m.buffers.size()).code() == ErrorCode::InvalidArgument);
+    RC_ASSERT(meta->memory_planned_buffer_size(m.buffers.size()).code() ==
+              ErrorCode::InvalidArgument);
     RC_ASSERT(meta->has_device_buffers() == has_device);
     for (size_t t = 0; t < m.tensors.size(); ++t) {
       const TensorInfo& info = meta->plan().values[t].tensor;
@@ -209,7 +211,8 @@ DEVPLAN_PROP(Faults, FailingTheKthAllocationLeavesNothingLive, ()) {
   const size_t mi = *rc::gen::elementOf(candidates);
   const MethodScenario& m = s.methods[mi];
   const size_t k = *rc::gen::inRange<size_t>(1, m.num_device_allocations() + 1);
-  const auto preload = *rc::gen::container<std::vector<bool>>(s.methods.size(), rc::gen::arbitrary<bool>());
+  const auto preload =
+      *rc::gen::container<std::vector<bool>>(s.methods.size(), rc::gen::arbitrary<bool>());
 
   SimulatedDevices dev;
   Module module(build_program(s));

@@ -29,7 +29,8 @@ rc::detail::TestParams property_params() {
 
 std::string replay_command(const std::string& rc_params, const std::string& suite,
                            const std::string& name) {
-  return "RC_PARAMS=\"" + rc_params + "\" " + binary_path() + " --gtest_filter=" + suite + "." + name;
+  return "RC_PARAMS=\"" + rc_params + "\" " + binary_path() + " --gtest_filter=" + suite + "." +
+         name;
 }
 
 std::string reproduce_params(const std::string& id, const rc::detail::FailureResult& failure) {

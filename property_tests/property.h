@@ -9,7 +9,8 @@
 // On failure the GoogleTest message ends with
 //
 //   Reproduce with:
-//     RC_PARAMS="reproduce=BAhYS..." /path/to/build/bin/property_tests --gtest_filter=Placement.OneAllocationPerDeviceBuffer
+//     RC_PARAMS="reproduce=BAhYS..." /path/to/build/bin/property_tests
+//     --gtest_filter=Placement.OneAllocationPerDeviceBuffer
 //
 // (the binary's absolute path, from /proc/self/exe). The number of cases and the seed come
 // from RapidCheck's own environment variable, e.g. RC_PARAMS="max_success=2000 seed=42";
@@ -54,7 +55,7 @@ void check_property(Testable&& testable) {
 
 }  // namespace devplan::testing
 
-#define DEVPLAN_PROP(Suite, Name, ArgList)                                           \
-  void devplan_prop_##Suite##_##Name ArgList;                                       \
+#define DEVPLAN_PROP(Suite, Name, ArgList)                                                  \
+  void devplan_prop_##Suite##_##Name ArgList;                                               \
   TEST(Suite, Name) { ::devplan::testing::check_property(&devplan_prop_##Suite##_##Name); } \
   void devplan_prop_##Suite##_##Name ArgList

@@ -16,7 +16,8 @@ void failing_property() {
   if (v.size() >= 3) RC_ASSERT(v[1] < 300);
 }
 
-rc::detail::TestResult run(const std::unordered_map<std::string, rc::detail::Reproduce>& reproduce) {
+rc::detail::TestResult run(
+    const std::unordered_map<std::string, rc::detail::Reproduce>& reproduce) {
   rc::detail::TestMetadata metadata;
   metadata.id = "Support/Failing";
   metadata.description = "Failing";
@@ -63,10 +64,10 @@ TEST(PropertySupportTest, ReplayCommandNamesThisBinaryAndTheTest) {
 void report_failing_property() { report_property_result(run({})); }
 
 TEST(PropertySupportTest, FailureMessageEndsWithTheReplayCommand) {
-  EXPECT_NONFATAL_FAILURE(report_failing_property(),
-                          "Reproduce with:\n  RC_PARAMS=\"reproduce=");
-  EXPECT_NONFATAL_FAILURE(report_failing_property(),
-                          " --gtest_filter=PropertySupportTest.FailureMessageEndsWithTheReplayCommand\n");
+  EXPECT_NONFATAL_FAILURE(report_failing_property(), "Reproduce with:\n  RC_PARAMS=\"reproduce=");
+  EXPECT_NONFATAL_FAILURE(
+      report_failing_property(),
+      " --gtest_filter=PropertySupportTest.FailureMessageEndsWithTheReplayCommand\n");
 }
 
 TEST(PropertySupportTest, SuccessReportsNothing) {

@@ -34,11 +34,12 @@ rc::Gen<uint64_t> gen_buffer_size(uint64_t max) {
 rc::Gen<TensorTypeDraft> gen_type(const ScenarioOptions& o) {
   return rc::gen::build<TensorTypeDraft>(
       rc::gen::set(&TensorTypeDraft::dtype, rc::gen::elementOf(o.dtypes)),
-      rc::gen::set(&TensorTypeDraft::shape,
-                   bounded_vector(o.max_rank,
-                                  rc::gen::weightedOneOf<int32_t>(
-                                      {{12, rc::gen::inRange<int32_t>(1, std::max(o.max_dim, 1) + 1)},
-                                       {1, rc::gen::just<int32_t>(0)}}))));
+      rc::gen::set(
+          &TensorTypeDraft::shape,
+          bounded_vector(o.max_rank,
+                         rc::gen::weightedOneOf<int32_t>(
+                             {{12, rc::gen::inRange<int32_t>(1, std::max(o.max_dim, 1) + 1)},
+                              {1, rc::gen::just<int32_t>(0)}}))));
 }
 
 rc::Gen<TensorDraft> gen_tensor() {
@@ -50,9 +51,14 @@ rc::Gen<TensorDraft> gen_tensor() {
 
 rc::Gen<ScenarioValue> gen_value() {
   using K = ScenarioValueKind;
-  const rc::Gen<K> kind = rc::gen::weightedElement<K>({{3, K::Int}, {2, K::Double}, {1, K::Null},
-                                                       {1, K::Bool}, {1, K::IntList}, {1, K::DoubleList},
-                                                       {1, K::BoolList}, {1, K::TensorList}});
+  const rc::Gen<K> kind = rc::gen::weightedElement<K>({{3, K::Int},
+                                                       {2, K::Double},
+                                                       {1, K::Null},
+                                                       {1, K::Bool},
+                                                       {1, K::IntList},
+                                                       {1, K::DoubleList},
+                                                       {1, K::BoolList},
+                                                       {1, K::TensorList}});
   return rc::gen::mapcat(kind, [](K k) -> rc::Gen<ScenarioValue> {
     auto with = [k](auto gen, auto setter) {
       return rc::gen::map(gen, [k, setter](const auto& x) {
@@ -66,13 +72,15 @@ rc::Gen<ScenarioValue> gen_value() {
       case K::Int:
         // Bounded: the add kernel turns alpha into a double and back into an int64, which is
         // undefined beyond 2^63 (values here stay exact in a double).
-        return with(rc::gen::weightedOneOf<int64_t>({{4, rc::gen::inRange<int64_t>(0, 5)},
-                                                    {1, rc::gen::inRange<int64_t>(-4, 0)},
-                                                    {1, rc::gen::inRange<int64_t>(-(int64_t{1} << 40), int64_t{1} << 40)}}),
+        return with(rc::gen::weightedOneOf<int64_t>(
+                        {{4, rc::gen::inRange<int64_t>(0, 5)},
+                         {1, rc::gen::inRange<int64_t>(-4, 0)},
+                         {1, rc::gen::inRange<int64_t>(-(int64_t{1} << 40), int64_t{1} << 40)}}),
                     [](ScenarioValue& v, int64_t x) { v.int_value = x; });
       case K::Double:
-        return with(rc::gen::map(rc::gen::inRange<int32_t>(-32, 33), [](int32_t x) { return x / 4.0; }),
-                    [](ScenarioValue& v, double x) { v.double_value = x; });
+        return with(
+            rc::gen::map(rc::gen::inRange<int32_t>(-32, 33), [](int32_t x) { return x / 4.0; }),
+            [](ScenarioValue& v, double x) { v.double_value = x; });
       case K::Bool:
         return with(rc::gen::arbitrary<bool>(), [](ScenarioValue& v, bool x) { v.bool_value = x; });
       case K::IntList:
@@ -100,9 +108,13 @@ rc::Gen<ScenarioValue> gen_value() {
 rc::Gen<InstructionDraft> gen_instruction() {
   using Op = ScenarioOp;
   return rc::gen::build<InstructionDraft>(
-      rc::gen::set(&InstructionDraft::op,
-                   rc::gen::weightedElement<Op>({{3, Op::Add}, {2, Op::Mul}, {3, Op::CopyH2D}, {3, Op::CopyD2H},
-                                                 {3, Op::DelegateAdd}, {1, Op::Move}, {1, Op::Free}})),
+      rc::gen::set(&InstructionDraft::op, rc::gen::weightedElement<Op>({{3, Op::Add},
+                                                                        {2, Op::Mul},
+                                                                        {3, Op::CopyH2D},
+                                                                        {3, Op::CopyD2H},
+                                                                        {3, Op::DelegateAdd},
+                                                                        {1, Op::Move},
+                                                                        {1, Op::Free}})),
       rc::gen::set(&InstructionDraft::choices,
                    rc::gen::container<std::array<uint32_t, 4>>(rc::gen::inRange<uint32_t>(0, 64))));
 }
@@ -120,31 +132,35 @@ rc::Gen<ScenarioBuffer> gen_buffer(const ScenarioOptions& o) {
 rc::Gen<MethodDraft> gen_method_draft(const ScenarioOptions& o) {
   return rc::gen::build<MethodDraft>(
       rc::gen::set(&MethodDraft::buffers, bounded_vector(o.max_buffers, gen_buffer(o))),
-      rc::gen::set(&MethodDraft::types,
-                   rc::gen::map(bounded_vector(std::max<size_t>(o.max_tensor_types, 1), gen_type(o)),
-                                [](std::vector<TensorTypeDraft> types) {
-                                  if (types.empty()) types.push_back({ScalarType::Float, {}});
-                                  return types;
-                                })),
+      rc::gen::set(
+          &MethodDraft::types,
+          rc::gen::map(bounded_vector(std::max<size_t>(o.max_tensor_types, 1), gen_type(o)),
+                       [](std::vector<TensorTypeDraft> types) {
+                         if (types.empty()) types.push_back({ScalarType::Float, {}});
+                         return types;
+                       })),
       rc::gen::set(&MethodDraft::tensors, bounded_vector(o.max_tensors, gen_tensor())),
       rc::gen::set(&MethodDraft::values, bounded_vector(o.max_values, gen_value())),
-      rc::gen::set(&MethodDraft::instructions, bounded_vector(o.max_instructions, gen_instruction())),
-      rc::gen::set(&MethodDraft::inputs, bounded_vector(o.max_inputs, rc::gen::inRange<uint32_t>(0, 64))),
-      rc::gen::set(&MethodDraft::outputs, bounded_vector(o.max_outputs, rc::gen::inRange<uint32_t>(0, 64))));
+      rc::gen::set(&MethodDraft::instructions,
+                   bounded_vector(o.max_instructions, gen_instruction())),
+      rc::gen::set(&MethodDraft::inputs,
+                   bounded_vector(o.max_inputs, rc::gen::inRange<uint32_t>(0, 64))),
+      rc::gen::set(&MethodDraft::outputs,
+                   bounded_vector(o.max_outputs, rc::gen::inRange<uint32_t>(0, 64))));
 }
 
 rc::Gen<ProgramDraft> gen_program_draft(const ScenarioOptions& o) {
   const size_t lo = std::max<size_t>(o.min_methods, 1);
   const size_t hi = std::max(o.max_methods, lo);
   return rc::gen::build<ProgramDraft>(rc::gen::set(
-      &ProgramDraft::methods,
-      rc::gen::mapcat(rc::gen::inRange<size_t>(lo, hi + 1), [o](size_t n) {
+      &ProgramDraft::methods, rc::gen::mapcat(rc::gen::inRange<size_t>(lo, hi + 1), [o](size_t n) {
         return rc::gen::container<std::vector<MethodDraft>>(n, gen_method_draft(o));
       })));
 }
 
 rc::Gen<ProgramScenario> gen_program_scenario(const ScenarioOptions& o) {
-  return rc::gen::map(gen_program_draft(o), [](const ProgramDraft& d) { return resolve_program_draft(d); });
+  return rc::gen::map(gen_program_draft(o),
+                      [](const ProgramDraft& d) { return resolve_program_draft(d); });
 }
 
 rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario) {
@@ -158,17 +174,20 @@ rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario) {
   // Every method accepts the buffer_idx kinds, so `applicable` is never empty.
   return rc::gen::mapcat(rc::gen::elementOf(applicable), [scenario](Corruption c) {
     const MethodScenario& m = scenario.methods[c.method];
-    const size_t targets = corruption_targets_tensor(c.kind) ? m.tensors.size() : std::max<size_t>(m.buffers.size(), 1);
+    const size_t targets = corruption_targets_tensor(c.kind)
+                               ? m.tensors.size()
+                               : std::max<size_t>(m.buffers.size(), 1);
     // amount 0 (the boundary: one past the end, index -1, type 2) often; larger ones too.
     const rc::Gen<uint32_t> amount = rc::gen::weightedOneOf<uint32_t>(
         {{2, rc::gen::just<uint32_t>(0)}, {1, rc::gen::inRange<uint32_t>(1, 300)}});
-    return rc::gen::map(rc::gen::pair(rc::gen::inRange<uint32_t>(0, static_cast<uint32_t>(targets)), amount),
-                        [c](const std::pair<uint32_t, uint32_t>& p) {
-                          Corruption out = c;
-                          out.target = p.first;
-                          out.amount = p.second;
-                          return out;
-                        });
+    return rc::gen::map(
+        rc::gen::pair(rc::gen::inRange<uint32_t>(0, static_cast<uint32_t>(targets)), amount),
+        [c](const std::pair<uint32_t, uint32_t>& p) {
+          Corruption out = c;
+          out.target = p.first;
+          out.amount = p.second;
+          return out;
+        });
   });
 }
 

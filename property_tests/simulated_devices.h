@@ -44,7 +44,8 @@ inline std::multiset<AllocationKey> expected_allocations(const MethodScenario& m
   for (size_t b = 0; b < method.buffers.size(); ++b) {
     const ScenarioBuffer& buffer = method.buffers[b];
     if (buffer.device.is_cpu() || buffer.size == 0) continue;
-    out.emplace(method.name + "/buffer " + std::to_string(b), buffer.device.to_string(), buffer.size);
+    out.emplace(method.name + "/buffer " + std::to_string(b), buffer.device.to_string(),
+                buffer.size);
   }
   return out;
 }

@@ -11,7 +11,7 @@ executorch_dir="$root/.deps/executorch"
 
 required=(cmake g++ clang libgtest-dev libgmock-dev librapidcheck-dev libflatbuffers-dev
           flatbuffers-compiler libbenchmark-dev nlohmann-json3-dev libcli11-dev
-          libtinyxml2-dev)
+          libtinyxml2-dev clang-format-14 clang-tidy-14)
 optional=(ccache valgrind)
 
 is_installed() {

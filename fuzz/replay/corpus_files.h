@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <vector>
+
+#include <runtime_ext/program/file_data_loader.h>
 
 namespace devplan::fuzz {
 
@@ -26,11 +27,10 @@ inline std::vector<std::filesystem::path> corpus_files(const std::filesystem::pa
   return files;
 }
 
-// The bytes of `path` (empty when it cannot be read).
+// The bytes of `path` (the runtime's read_file; a file that cannot be read aborts the test with
+// the reason).
 inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in),
-                              std::istreambuf_iterator<char>());
+  return read_file(path.string()).value();
 }
 
 }  // namespace devplan::fuzz

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <runtime_ext/module/module.h>
 #include <fuzz/replay/corpus_files.h>
+#include <runtime_ext/module/module.h>
 #include <runtime_ext/program/program.h>
 
 #include <gtest/gtest.h>
@@ -102,8 +102,8 @@ TEST(ProgramLoadReplayTest, CommittedCorpusReplaysCleanly) {
 TEST(ProgramLoadReplayTest, MisalignedPlannedTensorIsInvalidProgram) {
   // add.pte with value 1 ("b") planned at offset 15: kernels read floats there (UBSan:
   // misaligned load in aten::add.out). Found by fuzz_program_load.
-  const std::vector<uint8_t> bytes = read_bytes(
-      corpus_dir() / "regressions" / "program_load" / "misaligned_planned_float_tensor.pte");
+  const std::vector<uint8_t> bytes = read_bytes(corpus_dir() / "regressions" / "program_load" /
+                                                "misaligned_planned_float_tensor.pte");
   ASSERT_EQ(bytes.size(), 728u);
   Module module(bytes);
   Error e = module.load_method("forward");

@@ -14,10 +14,11 @@
 //   ratio: load_method device/cpu buffers:16/tensors:1000 = 1.07 (goal <= 1.20: ok)
 //
 // The value is numerator time / denominator time per iteration: CPU time, or wall-clock time for
-// benchmarks registered with UseRealTime(); the median when --benchmark_repetitions gives one. The name shown is the numerator's with the distinguishing
-// component and any "/real_time" / "/process_time" removed. scripts/bench.sh collects
-// every line that starts with "ratio: ". The table goes to stdout as with the default console
-// reporter; --benchmark_out=FILE --benchmark_out_format=json still writes the JSON file
+// benchmarks registered with UseRealTime(); the median when --benchmark_repetitions gives one. The
+// name shown is the numerator's with the distinguishing component and any "/real_time" /
+// "/process_time" removed. scripts/bench.sh collects every line that starts with "ratio: ". The
+// table goes to stdout as with the default console reporter; --benchmark_out=FILE
+// --benchmark_out_format=json still writes the JSON file
 // (--benchmark_format is ignored: the display is always this console reporter).
 #pragma once
 
@@ -131,8 +132,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
 
   std::vector<RatioSpec> specs_;
-  std::vector<std::string> order_;            // benchmark names, first report first
-  std::map<std::string, double> time_;        // per name: the median, else the last run
+  std::vector<std::string> order_;      // benchmark names, first report first
+  std::map<std::string, double> time_;  // per name: the median, else the last run
   std::map<std::string, bool> has_median_;
 };
 

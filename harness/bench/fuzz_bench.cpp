@@ -26,7 +26,8 @@ void run_cases(benchmark::State& state, const FuzzCaseOptions& checks) {
   uint64_t k = 0, failures = 0;
   for (auto _ : state) {
     const uint64_t seed = case_seed(1, k++);
-    std::optional<FuzzFinding> f = run_fuzz_case(generate_program_scenario(seed, scenario), seed, checks);
+    std::optional<FuzzFinding> f =
+        run_fuzz_case(generate_program_scenario(seed, scenario), seed, checks);
     failures += f.has_value() ? 1 : 0;
   }
   state.counters["cases_per_second"] =
@@ -36,7 +37,11 @@ void run_cases(benchmark::State& state, const FuzzCaseOptions& checks) {
 }
 
 void BM_FuzzCase(benchmark::State& state) { run_cases(state, FuzzCaseOptions()); }
-BENCHMARK(BM_FuzzCase)->ArgName("max_buffer_kib")->Arg(64)->Arg(1024)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FuzzCase)
+    ->ArgName("max_buffer_kib")
+    ->Arg(64)
+    ->Arg(1024)
+    ->Unit(benchmark::kMicrosecond);
 
 // The same with --differential: each case also goes through both engines (differential_check.h).
 void BM_DifferentialCase(benchmark::State& state) {
@@ -50,19 +55,23 @@ void BM_DifferentialCase(benchmark::State& state) {
   checks.known_divergences = &known;
   run_cases(state, checks);
 }
-BENCHMARK(BM_DifferentialCase)->ArgName("max_buffer_kib")->Arg(4)->Arg(64)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DifferentialCase)
+    ->ArgName("max_buffer_kib")
+    ->Arg(4)
+    ->Arg(64)
+    ->Unit(benchmark::kMicrosecond);
 
 // A whole campaign as `devplan fuzz --cases 2000` runs it.
 void BM_FuzzCampaign(benchmark::State& state) {
   CampaignOptions options;
   options.max_cases = 2000;
-  options.scenario.max_buffer_bytes = 64 * 1024;
+  options.scenario.max_buffer_bytes = uint64_t{64} * 1024;
   for (auto _ : state) {
     CampaignResult r = run_campaign(options, {});
     if (r.failure) state.SkipWithError("the campaign found a failure");
   }
-  state.counters["cases_per_second"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) * 2000, benchmark::Counter::kIsRate);
+  state.counters["cases_per_second"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2000, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_FuzzCampaign)->Unit(benchmark::kMillisecond)->Iterations(1);
 

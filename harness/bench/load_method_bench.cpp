@@ -35,7 +35,7 @@
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator_registry.h>
 #include <runtime_ext/module/module.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan {
 namespace {
@@ -51,8 +51,7 @@ struct Layout {
 
 // 1 to 4,096 buffers, up to 100,000 tensors.
 const Layout kLayouts[] = {
-    {1, 1},        {1, 1000},      {16, 1000},     {256, 10000},
-    {1024, 10000}, {4096, 4096},   {4096, 100000},
+    {1, 1}, {1, 1000}, {16, 1000}, {256, 10000}, {1024, 10000}, {4096, 4096}, {4096, 100000},
 };
 
 std::vector<uint8_t> make_program(const Layout& layout, bool on_device) {

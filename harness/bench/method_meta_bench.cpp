@@ -25,7 +25,7 @@
 #include <harness/bench/bench_ratios.h>
 #include <runtime_ext/program/method_meta.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan {
 namespace {
@@ -37,9 +37,8 @@ Result<Program> make_program(int entries) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
   for (int b = 0; b < 2 * entries; ++b) {
-    const Device device = b % 2 == 1
-                              ? Device::cuda(static_cast<DeviceIndex>((b / 2) % 4))
-                              : Device::cpu();
+    const Device device =
+        b % 2 == 1 ? Device::cuda(static_cast<DeviceIndex>((b / 2) % 4)) : Device::cpu();
     m.add_buffer(64, device);
   }
   const std::vector<uint8_t> bytes = builder.build();
@@ -61,7 +60,7 @@ void BM_MethodMetaDevice(benchmark::State& state, int entries) {
     return;
   }
   Result<MethodMeta> meta = program->method_meta("forward");
-  if (!meta.ok() || meta->num_memory_planned_buffers() != static_cast<size_t>(2 * entries)) {
+  if (!meta.ok() || meta->num_memory_planned_buffers() != 2 * static_cast<size_t>(entries)) {
     state.SkipWithError("method_meta: unexpected buffer count");
     return;
   }
@@ -130,14 +129,13 @@ void BM_LinearScanDevice(benchmark::State& state, int entries) {
 void register_benchmarks() {
   for (int entries : kEntryCounts) {
     const std::string suffix = "/entries:" + std::to_string(entries);
-    benchmark::RegisterBenchmark(("method_meta/o1" + suffix).c_str(), BM_MethodMetaDevice,
-                                 entries)
+    benchmark::RegisterBenchmark(("method_meta/o1" + suffix).c_str(), BM_MethodMetaDevice, entries)
         ->Unit(benchmark::kMicrosecond);
   }
   for (int entries : kEntryCounts) {
     const std::string suffix = "/entries:" + std::to_string(entries);
-    benchmark::RegisterBenchmark(("method_meta/linear_scan" + suffix).c_str(),
-                                 BM_LinearScanDevice, entries)
+    benchmark::RegisterBenchmark(("method_meta/linear_scan" + suffix).c_str(), BM_LinearScanDevice,
+                                 entries)
         ->Unit(benchmark::kMicrosecond);
   }
 }

@@ -140,13 +140,17 @@ void print_summary() {
     const double geomean = std::exp(s.log_sum / static_cast<double>(s.count));
     const char* name = planner_algorithm_name(algorithm);
     if (algorithm == PlannerAlgorithm::Best) {
-      std::printf("ratio: planner %s planned/lower-bound geomean over %zu buffers = %.4f (goal <= %.3f: %s)\n",
-                  name, s.count, geomean, kGeomeanGoal, geomean <= kGeomeanGoal ? "ok" : "MISSED");
+      std::printf(
+          "ratio: planner %s planned/lower-bound geomean over %zu buffers = %.4f (goal <= %.3f: "
+          "%s)\n",
+          name, s.count, geomean, kGeomeanGoal, geomean <= kGeomeanGoal ? "ok" : "MISSED");
       std::printf("ratio: planner %s planned/lower-bound max = %.4f at %s (goal <= %.2f: %s)\n",
                   name, s.max, s.worst.c_str(), kMaxGoal, s.max <= kMaxGoal ? "ok" : "MISSED");
     } else {
-      std::printf("ratio: planner %s planned/lower-bound geomean over %zu buffers = %.4f, max = %.4f at %s\n",
-                  name, s.count, geomean, s.max, s.worst.c_str());
+      std::printf(
+          "ratio: planner %s planned/lower-bound geomean over %zu buffers = %.4f, max = %.4f at "
+          "%s\n",
+          name, s.count, geomean, s.max, s.worst.c_str());
     }
   }
   std::fflush(stdout);

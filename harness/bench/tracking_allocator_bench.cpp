@@ -64,8 +64,8 @@ void BM_TrackingAllocFree(benchmark::State& state) {
   // Every thread has left the timed loop (Google Benchmark's stop barrier) before this runs.
   if (state.thread_index() == 0) {
     if (tracking.has_leaks() || tracking.has_misuse()) {
-      state.SkipWithError(("ledger not clean: " + tracking.leak_report() +
-                           tracking.misuse_report()).c_str());
+      state.SkipWithError(
+          ("ledger not clean: " + tracking.leak_report() + tracking.misuse_report()).c_str());
     }
     (void)tracking.reset();
   }

@@ -11,20 +11,23 @@ struct Unit {
 };
 
 constexpr uint64_t kKi = 1024;
+constexpr uint64_t kMi = kKi * kKi;
+constexpr uint64_t kGi = kMi * kKi;
+constexpr uint64_t kTi = kGi * kKi;
 const Unit kUnits[] = {
     {"", 1},
     {"b", 1},
     {"k", kKi},
     {"kib", kKi},
-    {"m", kKi * kKi},
-    {"mib", kKi * kKi},
-    {"g", kKi * kKi * kKi},
-    {"gib", kKi * kKi * kKi},
-    {"t", kKi * kKi * kKi * kKi},
-    {"tib", kKi * kKi * kKi * kKi},
+    {"m", kMi},
+    {"mib", kMi},
+    {"g", kGi},
+    {"gib", kGi},
+    {"t", kTi},
+    {"tib", kTi},
     {"kb", 1000},
-    {"mb", 1000 * 1000},
-    {"gb", 1000 * 1000 * 1000},
+    {"mb", uint64_t{1000} * 1000},
+    {"gb", uint64_t{1000} * 1000 * 1000},
     {"tb", uint64_t{1000} * 1000 * 1000 * 1000},
 };
 
@@ -78,7 +81,8 @@ Result<uint64_t> parse_byte_size(const std::string& text) {
   for (const Unit& u : kUnits) {
     if (unit == u.name) found = &u;
   }
-  if (found == nullptr) return bad_size(text, "unknown unit '" + text.substr(text.size() - unit.size()) + "'");
+  if (found == nullptr)
+    return bad_size(text, "unknown unit '" + text.substr(text.size() - unit.size()) + "'");
   uint64_t bytes = 0;
   if (!multiply(whole, found->factor, &bytes)) return bad_size(text, "too large");
   if (frac_num != 0) {

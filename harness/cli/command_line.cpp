@@ -10,8 +10,9 @@ std::unique_ptr<CLI::App> make_command_app(const std::string& command,
   auto app = std::make_unique<CLI::App>(description, "devplan " + command);
   // `--json=1` names a value for a flag: an error, as before CLI11.
   app->option_defaults()->disable_flag_override();
-  app->footer("exit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
-              "found");
+  app->footer(
+      "exit codes: 0 ok, 1 program or load error, 2 usage error, 3 leak/misuse/overlap "
+      "found");
   return app;
 }
 
@@ -29,11 +30,10 @@ std::vector<std::string> join_option_values(const CLI::App& app,
       joined.insert(joined.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }
-    const bool long_name = word.size() > 2 && word.compare(0, 2, "--") == 0 &&
-                           word.find('=') == std::string::npos;
+    const bool long_name =
+        word.size() > 2 && word.compare(0, 2, "--") == 0 && word.find('=') == std::string::npos;
     const bool short_name = word.size() == 2 && word[0] == '-' && word[1] != '-';
-    const CLI::Option* option =
-        long_name || short_name ? app.get_option_no_throw(word) : nullptr;
+    const CLI::Option* option = long_name || short_name ? app.get_option_no_throw(word) : nullptr;
     if (option != nullptr && option->get_expected_min() > 0 && i + 1 < args.size()) {
       joined.push_back(word + (short_name ? "" : "=") + args[i + 1]);
       ++i;
@@ -79,8 +79,8 @@ CLI::Option* add_repeated_option(CLI::App& app, const std::string& name,
 const CLI::Validator& decimal_validator() {
   static const CLI::Validator validator(
       [](std::string& text) -> std::string {
-        const std::string why = "expects a whole decimal number in [0, 18446744073709551615], got '" +
-                                text + "'";
+        std::string why =
+            "expects a whole decimal number in [0, 18446744073709551615], got '" + text + "'";
         if (text.empty() || text.size() > 20) return why;
         for (char ch : text) {
           if (ch < '0' || ch > '9') return why;

@@ -2,8 +2,8 @@
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
-#include <harness/commands/plan_check.h>
 #include <harness/report/json_reports.h>
+#include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
 
 #include <cstdio>
@@ -14,11 +14,13 @@ namespace {
 std::string ratio_text(uint64_t size, uint64_t lower_bound) {
   if (lower_bound == 0) return size == 0 ? "1.000" : "n/a";
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.3f", static_cast<double>(size) / static_cast<double>(lower_bound));
+  std::snprintf(buf, sizeof(buf), "%.3f",
+                static_cast<double>(size) / static_cast<double>(lower_bound));
   return buf;
 }
 
-void print_text(std::ostream& out, const std::string& file, const std::vector<MethodCheck>& checks) {
+void print_text(std::ostream& out, const std::string& file,
+                const std::vector<MethodCheck>& checks) {
   out << "file: " << file << "\n";
   size_t overlaps = 0, violations = 0;
   for (const MethodCheck& m : checks) {
@@ -26,8 +28,8 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
     for (const BufferCheck& b : m.buffers) {
       out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
           << b.device.to_string() << ", lower bound " << cli::format_bytes(b.lower_bound)
-          << " (size/bound " << ratio_text(b.size, b.lower_bound)
-          << "), " << b.planned_tensors << " planned tensors\n";
+          << " (size/bound " << ratio_text(b.size, b.lower_bound) << "), " << b.planned_tensors
+          << " planned tensors\n";
     }
     for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
     for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
@@ -59,7 +61,9 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file;
   bool json = false;
   std::unique_ptr<CLI::App> app =
-      cli::make_command_app("check", "Find planned tensors that share bytes while both are live, and tensors whose device does not match their buffer's.");
+      cli::make_command_app("check",
+                            "Find planned tensors that share bytes while both are live, and "
+                            "tensors whose device does not match their buffer's.");
   add_program_argument(*app, file);
   add_json_flag(*app, json);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;

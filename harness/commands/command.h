@@ -10,7 +10,12 @@
 #include <harness/commands/device_environment.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/core/result.h>
+#include <runtime_ext/program/file_data_loader.h>  // read_file
 #include <runtime_ext/program/program.h>
+
+namespace devplan {
+struct MethodCheck;  // runtime_ext/analysis/plan_check.h
+}  // namespace devplan
 
 namespace devplan::harness {
 
@@ -26,8 +31,7 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err);
 int plan_command(const Args& args, std::ostream& out, std::ostream& err);
 int replan_command(const Args& args, std::ostream& out, std::ostream& err);
 
-struct MethodCheck;
-// Checks every method of the program in `file` (see plan_check.h).
+// Checks every method of the program in `file` (see runtime_ext/analysis/plan_check.h).
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file);
 
 // The plan picture of `file` (every method when `methods` is empty): SVG, or HTML when `html`.
@@ -54,9 +58,6 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
                               const std::vector<std::string>& inputs, bool* usage_error,
                               DeviceKind device = DeviceKind::Simulated,
                               RuntimeKind runtime = RuntimeKind::Devplan);
-
-// Reads a whole file. AccessFailed naming the path when it cannot be read.
-Result<std::vector<uint8_t>> read_file(const std::string& path);
 
 // Loads the program in `path` through a memory-mapped file (one copy of the bytes: the
 // Program's own). The errors of MmapDataLoader::open, then Program::load's.

@@ -21,12 +21,12 @@ CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime) {
 }
 
 Result<UnloadBug> parse_injected_bug(const std::string& text) {
-  UnloadBug bug = UnloadBug::None;
-  if (!parse_unload_bug(text, &bug) || bug == UnloadBug::None) {
+  const Result<UnloadBug> bug = parse_unload_bug(text);
+  if (!bug.ok() || *bug == UnloadBug::None) {
     return Error(ErrorCode::InvalidArgument,
                  "expects skip-free, double-free or wrong-index-free, got '" + text + "'");
   }
-  return bug;
+  return *bug;
 }
 
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device) {

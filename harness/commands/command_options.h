@@ -8,7 +8,7 @@
 #include <harness/cli/command_line.h>
 #include <harness/commands/device_environment.h>
 #include <harness/engine/runtime_kind.h>
-#include <runtime_ext/module/planned_memory.h>
+#include <mocks/unload_bug_allocator.h>
 
 namespace devplan::harness {
 

@@ -15,7 +15,8 @@ Result<DeviceKind> parse_device_kind(const std::string& text) {
                "--device expects simulated or cuda, got '" + text + "'");
 }
 
-Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(DeviceKind kind) {
+Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(DeviceKind kind,
+                                                                     UnloadBug bug) {
   std::unique_ptr<DeviceEnvironment> env(new DeviceEnvironment());
   env->kind_ = kind;
   DeviceAllocator* upstream = nullptr;
@@ -24,7 +25,8 @@ Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(DeviceKind 
     env->tracking_ = std::make_unique<TrackingDeviceAllocator>(DeviceType::CUDA);
     // A ceiling per allocation, so a hostile program is a clean MemoryAllocationFailed.
     env->tracking_->set_max_allocation_bytes(uint64_t{1} << 32);
-    env->simulated_backend_ = std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::Add);
+    env->simulated_backend_ =
+        std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::Add);
     upstream = env->tracking_.get();
     add_backend = env->simulated_backend_.get();
   } else {
@@ -42,13 +44,19 @@ Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(DeviceKind 
 #endif
   }
   env->recording_ = std::make_unique<RecordingDeviceAllocator>(upstream);
-  DEVPLAN_RETURN_IF_ERROR(env->allocators_.register_allocator(env->recording_.get()));
-  DEVPLAN_RETURN_IF_ERROR(env->backends_.register_backend(SimulatedDeviceBackend::kAddBackendId, add_backend));
+  env->registered_ = env->recording_.get();
+  if (bug != UnloadBug::None) {
+    env->unload_bug_ = std::make_unique<UnloadBugAllocator>(env->recording_.get(), bug);
+    env->registered_ = env->unload_bug_.get();
+  }
+  DEVPLAN_RETURN_IF_ERROR(env->allocators_.register_allocator(env->registered_));
+  DEVPLAN_RETURN_IF_ERROR(
+      env->backends_.register_backend(SimulatedDeviceBackend::kAddBackendId, add_backend));
   if (kind == DeviceKind::Simulated) {
     env->devplan_backend_ =
         std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::FromProcessed);
-    DEVPLAN_RETURN_IF_ERROR(env->backends_.register_backend(SimulatedDeviceBackend::kDevplanBackendId,
-                                                            env->devplan_backend_.get()));
+    DEVPLAN_RETURN_IF_ERROR(env->backends_.register_backend(
+        SimulatedDeviceBackend::kDevplanBackendId, env->devplan_backend_.get()));
   }
   return env;
 }

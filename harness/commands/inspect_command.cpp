@@ -40,8 +40,8 @@ void print_text(std::ostream& out, const std::string& file,
         << " instructions, " << m.buffers.size() << " planned buffers\n";
     for (const BufferSummary& b : m.buffers) {
       out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
-          << b.device.to_string() << ", "
-          << b.planned_tensors << " planned tensors, max end " << cli::format_bytes(b.max_end) << "\n";
+          << b.device.to_string() << ", " << b.planned_tensors << " planned tensors, max end "
+          << cli::format_bytes(b.max_end) << "\n";
     }
     const std::map<Device, uint64_t> peak = peak_device_bytes(m);
     out << "  peak device bytes:" << (peak.empty() ? " none" : "");
@@ -62,8 +62,8 @@ void print_text(std::ostream& out, const std::string& file,
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file;
   bool json = false;
-  std::unique_ptr<CLI::App> app =
-      cli::make_command_app("inspect", "Show a program's methods, planned buffers and their devices.");
+  std::unique_ptr<CLI::App> app = cli::make_command_app(
+      "inspect", "Show a program's methods, planned buffers and their devices.");
   add_program_argument(*app, file);
   add_json_flag(*app, json);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;

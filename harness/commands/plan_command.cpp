@@ -1,8 +1,8 @@
 // devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
 #include <harness/cli/byte_size.h>
 #include <harness/cli/exit_codes.h>
-#include <harness/commands/planner_command_args.h>
 #include <harness/commands/command.h>
+#include <harness/commands/planner_command_args.h>
 #include <harness/graph/graph_json.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
@@ -26,8 +26,8 @@ double ratio(const PlannedBuffer& b) { return size_over_lower_bound(b.size, b.lo
 int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   PlannerCommandArgs command_line;
   const PlannerCommandArgs* parsed = &command_line;
-  if (std::optional<int> done =
-          parse_planner_command(args, "plan", "GRAPH.json", kDescription, &command_line, out, err)) {
+  if (std::optional<int> done = parse_planner_command(args, "plan", "GRAPH.json", kDescription,
+                                                      &command_line, out, err)) {
     return *done;
   }
   const std::string& file = parsed->input;

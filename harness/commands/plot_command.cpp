@@ -2,8 +2,8 @@
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/report/chrome_trace.h>
-#include <harness/commands/plan_check.h>
 #include <harness/report/plan_svg.h>
+#include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
 
 namespace devplan::harness {

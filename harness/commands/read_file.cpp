@@ -13,15 +13,6 @@
 
 namespace devplan::harness {
 
-Result<std::vector<uint8_t>> read_file(const std::string& path) {
-  // The runtime's own loader: it rejects directories, FIFOs and devices with the reason.
-  DEVPLAN_ASSIGN_OR_RETURN(FileDataLoader loader, FileDataLoader::open(path));
-  DEVPLAN_ASSIGN_OR_RETURN(size_t size, loader.size());
-  std::vector<uint8_t> bytes(size);
-  if (size > 0) DEVPLAN_RETURN_IF_ERROR(loader.load_into(0, size, bytes.data()));
-  return bytes;
-}
-
 bool write_output(const char* command, const std::string& path, const std::string& text,
                   std::ostream& err) {
   Error e = write_file(path, text);

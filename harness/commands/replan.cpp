@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include <harness/commands/plan_check.h>
+#include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan::harness {
 namespace {
@@ -24,11 +24,12 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
   uint64_t unnamed_bytes = 0;   // planned tensors no instruction names: at offset 0
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValueInfo& value = plan.values[v];
-    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() || value.tensor.buffer_index != b) {
+    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() ||
+        value.tensor.buffer_index != b) {
       continue;
     }
     if (check.alias_of[v] >= 0) continue;
-    const ValueLifetime& l = check.lifetimes[v];
+    const Lifetime& l = check.lifetimes[v];
     if (l.first < 0 || value.tensor.nbytes == 0) {
       unnamed_bytes = std::max(unnamed_bytes, value.tensor.nbytes);
       continue;
@@ -51,10 +52,12 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
   for (size_t v = 0; v < plan.values.size(); ++v) {
     if (plan.values[v].tag == ValueTag::Tensor) old_offsets[v] = plan.values[v].tensor.offset;
   }
-  for (size_t i = 0; i < owners.size(); ++i) plan.values[owners[i]].tensor.offset = offsets.offsets[i];
+  for (size_t i = 0; i < owners.size(); ++i)
+    plan.values[owners[i]].tensor.offset = offsets.offsets[i];
   for (size_t v = 0; v < plan.values.size(); ++v) {
     ValueInfo& value = plan.values[v];
-    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() || value.tensor.buffer_index != b) {
+    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() ||
+        value.tensor.buffer_index != b) {
       continue;
     }
     const int32_t base = check.alias_of[v];
@@ -72,8 +75,8 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
 }  // namespace
 
 Result<ReplanResult> replan_program(const std::vector<uint8_t>& bytes, PlannerAlgorithm algorithm) {
-  DEVPLAN_ASSIGN_OR_RETURN(Program program,
-                           Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+  DEVPLAN_ASSIGN_OR_RETURN(
+      Program program, Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
   ReplanResult result;
   ProgramBuilder builder;
   for (size_t m = 0; m < program.num_methods(); ++m) {

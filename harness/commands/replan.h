@@ -1,8 +1,9 @@
 // Re-planning an existing program (`devplan replan`): every planned buffer of every method gets
-// new tensor offsets from devplan's planners, under the lifetime rules of plan_check.h (views
-// move with their base, mutable buffers live throughout, inputs until their last use, outputs to
-// the end). Only offsets and buffer sizes change: devices, buffer indices, instructions and
-// constants stay. A buffer whose new plan would not be smaller keeps its original layout.
+// new tensor offsets from devplan's planners, under the lifetime rules of
+// runtime_ext/analysis/plan_check.h (views move with their base, mutable buffers live throughout,
+// inputs until their last use, outputs to the end). Only offsets and buffer sizes change: devices,
+// buffer indices, instructions and constants stay. A buffer whose new plan would not be smaller
+// keeps its original layout.
 //
 //   Result<ReplanResult> r = replan_program(bytes, PlannerAlgorithm::Best);
 //   write(r->bytes);   // r->methods[m].buffers[b]: old size, new size, lower bound
@@ -22,9 +23,9 @@ struct ReplanBuffer {
   size_t index = 0;
   Device device;
   uint64_t old_size = 0;
-  uint64_t new_size = 0;       // == old_size when kept
-  uint64_t lower_bound = 0;    // the largest total of live bytes (aligned to 16) at one step
-  bool kept = false;           // ours would not have been smaller: the original layout stays
+  uint64_t new_size = 0;     // == old_size when kept
+  uint64_t lower_bound = 0;  // the largest total of live bytes (aligned to 16) at one step
+  bool kept = false;         // ours would not have been smaller: the original layout stays
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the plan's, when not kept
 };
 

@@ -23,7 +23,6 @@ double saving(const ReplanBuffer& b) {
   return 100.0 * static_cast<double>(b.old_size - b.new_size) / static_cast<double>(b.old_size);
 }
 
-
 }  // namespace
 
 int replan_command(const Args& args, std::ostream& out, std::ostream& err) {

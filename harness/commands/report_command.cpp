@@ -4,15 +4,15 @@
 // run a short fuzz campaign, and print one summary table (or one JSON document).
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
-#include <harness/json/json.h>
-#include <harness/report/json_document.h>
-#include <harness/report/junit.h>
-#include <harness/commands/plan_check.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
 #include <harness/fuzz/fuzz_campaign.h>
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
+#include <harness/report/junit.h>
 #include <harness/report/timeline_svg.h>
+#include <runtime_ext/analysis/plan_check.h>
 
 #include <chrono>
 #include <cstdio>
@@ -115,14 +115,17 @@ ProgramRow row_from_json(const Json& j) {
   return r;
 }
 
-ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime) {
+ProgramRow report_program(const std::string& file, const std::string& out_dir,
+                          RuntimeKind runtime) {
   ProgramRow row;
   row.name = base_name(file);
   Result<std::vector<uint8_t>> bytes = read_file(file);
-  Result<Program> program = bytes.ok() ? Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()))
-                                       : Result<Program>(bytes.error());
+  Result<Program> program =
+      bytes.ok() ? Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()))
+                 : Result<Program>(bytes.error());
   Result<std::vector<MethodSummary>> summary =
-      program.ok() ? summarize_program(*program) : Result<std::vector<MethodSummary>>(program.error());
+      program.ok() ? summarize_program(*program)
+                   : Result<std::vector<MethodSummary>>(program.error());
   if (!summary.ok()) {
     row.error = summary.error().with_context(file).to_string();
     return row;
@@ -204,7 +207,6 @@ std::string devices_text(const std::map<std::string, size_t>& per_device) {
   return text.empty() ? "-" : text;
 }
 
-
 // What `devplan report` was asked to do.
 struct ReportCommandLine {
   std::vector<std::string> files;
@@ -224,7 +226,7 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
       "simulates and runs each program (in a child process, so an abort is a finding) and the "
       "fuzz campaign is differential.");
   c.fuzz.max_cases = 2000;
-  c.fuzz.scenario.max_buffer_bytes = 64 * 1024;
+  c.fuzz.scenario.max_buffer_bytes = uint64_t{64} * 1024;
   app->add_option("FILE", c.files, "the programs (.pte)")->required();
   app->add_option("--out", c.out_dir, "where the pictures go (created; default build/report)")
       ->type_name("DIR");
@@ -299,8 +301,8 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
     out << line << "\n";
     if (o.campaign.failure) {
       out << "  " << o.campaign.failure->finding.check << ": "
-          << o.campaign.failure->finding.message << "\n  replay: " << replay_command(c.fuzz, o.campaign.failure->case_index)
-          << "\n";
+          << o.campaign.failure->finding.message
+          << "\n  replay: " << replay_command(c.fuzz, o.campaign.failure->case_index) << "\n";
     }
   }
   out << "pictures: " << c.out_dir << "/<program>.svg and " << c.out_dir

@@ -7,12 +7,12 @@
 #include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
 
-#include <iostream>
-#include <sstream>
 #include <harness/report/json_reports.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
+#include <iostream>
+#include <sstream>
 
 namespace devplan::harness {
 namespace {
@@ -28,8 +28,8 @@ struct RunCommandLine {
 };
 
 std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
-  auto app = cli::make_command_app(
-      "run", "Execute a method on simulated devices and print its outputs.");
+  auto app =
+      cli::make_command_app("run", "Execute a method on simulated devices and print its outputs.");
   add_program_argument(*app, c.file);
   app->add_option("--method", c.method, "the method to run (default: the first)");
   cli::add_repeated_option(*app, "--input", c.inputs,
@@ -47,7 +47,8 @@ std::string describe_output(const OutputValues& o) {
   std::string text = "output " + std::to_string(o.index) + ": ";
   if (o.tag == ValueTag::Tensor) {
     text += scalar_type_name(o.dtype) + "[";
-    for (size_t i = 0; i < o.sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(o.sizes[i]);
+    for (size_t i = 0; i < o.sizes.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(o.sizes[i]);
     text += "] on " + o.device.to_string() + " = [";
   } else {
     text += std::string(value_tag_name(o.tag)) + " = [";
@@ -63,7 +64,8 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
                               DeviceKind device, RuntimeKind runtime) {
   *usage_error = false;
   DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
-  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env, DeviceEnvironment::create(device));
+  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
+                           DeviceEnvironment::create(device));
   RunReport report;
   report.runtime = runtime;
   {
@@ -79,7 +81,8 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
       *usage_error = true;
       return Error(ErrorCode::NotFound, "the program has no method '" + report.method + "'");
     }
-    DEVPLAN_ASSIGN_OR_RETURN(report.outputs, (*session)->execute(report.method, inputs, usage_error));
+    DEVPLAN_ASSIGN_OR_RETURN(report.outputs,
+                             (*session)->execute(report.method, inputs, usage_error));
   }  // unload and destroy: every device allocation must be freed now
   report.leak_lines = env->leak_lines();
   report.misuse_lines = env->misuse_lines();
@@ -88,8 +91,7 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
 
 namespace {
 
-int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out,
-               std::ostream& err) {
+int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, std::ostream& err) {
   const bool json = c.json;
   bool usage_error = false;
   Result<RunReport> report =

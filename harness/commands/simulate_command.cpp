@@ -5,8 +5,8 @@
 #include <harness/commands/command_options.h>
 #include <harness/commands/device_statistics.h>
 #include <harness/commands/simulation.h>
-#include <harness/report/json_reports.h>
 #include <harness/report/chrome_trace.h>
+#include <harness/report/json_reports.h>
 #include <harness/report/junit.h>
 #include <harness/report/summary_line.h>
 #include <harness/report/timeline_svg.h>
@@ -43,9 +43,9 @@ Result<std::pair<uint32_t, Device>> parse_placement(const std::string& text) {
   errno = 0;
   const unsigned long long n = std::strtoull(index.c_str(), &end, 10);
   if (index[0] < '0' || index[0] > '9' || *end != '\0' || errno != 0 || n > INT32_MAX) {
-    return Error(ErrorCode::InvalidArgument,
-                 "buffer index '" + index + "' is not a number in [0, " +
-                     std::to_string(INT32_MAX) + "]");
+    return Error(
+        ErrorCode::InvalidArgument,
+        "buffer index '" + index + "' is not a number in [0, " + std::to_string(INT32_MAX) + "]");
   }
   DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(text.substr(eq + 1)));
   return std::make_pair(static_cast<uint32_t>(n), device);
@@ -95,7 +95,8 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
       ->type_name("DEVICE=SIZE")
       ->check(cli::checked_by(&parse_capacity));
   app->add_option_function<std::string>(
-         "--inject-bug", [&o](const std::string& text) { o.unload_bug = *parse_injected_bug(text); },
+         "--inject-bug",
+         [&o](const std::string& text) { o.unload_bug = *parse_injected_bug(text); },
          "make unload misbehave on purpose: skip-free, double-free or wrong-index-free")
       ->type_name("BUG")
       ->check(cli::checked_by(&parse_injected_bug));
@@ -142,8 +143,7 @@ void print_text(std::ostream& out, const std::string& file, const SimulationResu
   out << "program: " << file << "\n";
   out << "runtime: " << runtime_name(r.runtime) << "\n";
   for (const MethodOutcome& m : r.methods) {
-    out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string())
-        << "\n";
+    out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string()) << "\n";
     for (const BufferOutcome& b : m.buffers) {
       out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
           << b.device.to_string() << (b.allocated ? ", allocated" : ", not allocated") << "\n";
@@ -196,7 +196,8 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
     err << child.err;
     return child.exit_code;
   }
-  const std::string what = "ExecuTorch aborted while simulating " + c.file + ": " + child.describe();
+  const std::string what =
+      "ExecuTorch aborted while simulating " + c.file + ": " + child.describe();
   if (c.json) {
     out << simulate_abort_json(what) << "\n";
   } else {
@@ -256,9 +257,11 @@ int simulate_parsed(const SimulateCommandLine& c, std::ostream& out, std::ostrea
   bool written = true;
   if (!c.junit.empty()) {
     const std::vector<JunitCase> cases =
-        result.ok() ? junit_cases(c.file, *result)
-                    : std::vector<JunitCase>{{c.file, "load program", result.error().to_string(), 0}};
-    written &= write_output("simulate", c.junit, junit_xml("devplan simulate", cases, seconds), err);
+        result.ok()
+            ? junit_cases(c.file, *result)
+            : std::vector<JunitCase>{{c.file, "load program", result.error().to_string(), 0}};
+    written &=
+        write_output("simulate", c.junit, junit_xml("devplan simulate", cases, seconds), err);
   }
   if (result.ok() && !c.timeline_svg.empty()) {
     written &= write_output("simulate", c.timeline_svg,

@@ -1,7 +1,7 @@
 #include <harness/commands/simulation.h>
 
 #include <mocks/simulated_device_backend.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan::harness {
 namespace {
@@ -32,7 +32,8 @@ Result<std::vector<uint8_t>> apply_placements(
         used[p] = true;
         plan.buffer_devices[buffer] = device;
         for (ValueInfo& v : plan.values) {
-          if (v.tag == ValueTag::Tensor && v.tensor.is_planned() && v.tensor.buffer_index == buffer) {
+          if (v.tag == ValueTag::Tensor && v.tensor.is_planned() &&
+              v.tensor.buffer_index == buffer) {
             v.tensor.device = device;
             v.tensor.legacy_host = false;
           }
@@ -43,10 +44,10 @@ Result<std::vector<uint8_t>> apply_placements(
   }
   for (size_t p = 0; p < placements.size(); ++p) {
     if (!used[p]) {
-      return Error(ErrorCode::InvalidArgument,
-                   "--place " + std::to_string(placements[p].first) + "=" +
-                       placements[p].second.to_string() + ": no selected method has buffer " +
-                       std::to_string(placements[p].first));
+      return Error(ErrorCode::InvalidArgument, "--place " + std::to_string(placements[p].first) +
+                                                   "=" + placements[p].second.to_string() +
+                                                   ": no selected method has buffer " +
+                                                   std::to_string(placements[p].first));
     }
   }
   ProgramBuilder builder;
@@ -61,7 +62,8 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
   *program_error = false;
   std::vector<uint8_t> program_bytes;
   if (!options.placements.empty()) {
-    Result<Program> loaded = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+    Result<Program> loaded =
+        Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
     if (!loaded.ok()) {
       *program_error = true;
       return loaded.error();
@@ -72,21 +74,17 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
         return Error(ErrorCode::NotFound, "the program has no method '" + wanted + "'");
       }
     }
-    DEVPLAN_ASSIGN_OR_RETURN(program_bytes, apply_placements(program, options.methods, options.placements));
+    DEVPLAN_ASSIGN_OR_RETURN(program_bytes,
+                             apply_placements(program, options.methods, options.placements));
   } else {
     program_bytes = bytes;
   }
   const bool executorch = options.runtime == RuntimeKind::Executorch;
-  if (executorch && options.unload_bug != UnloadBug::None) {
-    return Error(ErrorCode::InvalidArgument,
-                 "--inject-bug switches on a bug in runtime_ext's unload path; it has no effect "
-                 "on --runtime executorch");
-  }
 
-  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env, DeviceEnvironment::create(options.device));
+  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
+                           DeviceEnvironment::create(options.device, options.unload_bug));
   TrackingDeviceAllocator* tracking = env->tracking();
   SessionOptions session_options;
-  session_options.unload_bug = options.unload_bug;
   session_options.max_host_bytes = options.max_host_bytes;
   session_options.placeholder_backends = true;  // the load path only
   if (tracking != nullptr) {
@@ -107,8 +105,8 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
     } else if (tracking != nullptr) {
       DEVPLAN_RETURN_IF_ERROR(tracking->set_capacity(where.index, capacity));
     } else {
-      return Error(ErrorCode::InvalidArgument, "--capacity " + where.to_string() +
-                                                   " needs the simulated devices");
+      return Error(ErrorCode::InvalidArgument,
+                   "--capacity " + where.to_string() + " needs the simulated devices");
     }
   }
 

@@ -25,13 +25,13 @@
 namespace devplan::harness {
 
 struct SimulationOptions {
-  std::vector<std::string> methods;                      // empty: every method
-  std::vector<std::pair<uint32_t, Device>> placements;   // --place INDEX=DEVICE
-  uint64_t fail_alloc = 0;                               // --fail-alloc N (0: none)
-  std::vector<std::pair<Device, uint64_t>> capacities;   // --capacity DEVICE=BYTES
-  UnloadBug unload_bug = UnloadBug::None;                // --inject-bug
-  DeviceKind device = DeviceKind::Simulated;             // --device simulated|cuda
-  RuntimeKind runtime = RuntimeKind::Devplan;            // --runtime devplan|executorch
+  std::vector<std::string> methods;                     // empty: every method
+  std::vector<std::pair<uint32_t, Device>> placements;  // --place INDEX=DEVICE
+  uint64_t fail_alloc = 0;                              // --fail-alloc N (0: none)
+  std::vector<std::pair<Device, uint64_t>> capacities;  // --capacity DEVICE=BYTES
+  UnloadBug unload_bug = UnloadBug::None;               // --inject-bug
+  DeviceKind device = DeviceKind::Simulated;            // --device simulated|cuda
+  RuntimeKind runtime = RuntimeKind::Devplan;           // --runtime devplan|executorch
   // Ceilings that keep hostile programs from exhausting this machine.
   uint64_t max_device_allocation_bytes = uint64_t{1} << 32;
   uint64_t max_host_bytes = uint64_t{1} << 32;
@@ -48,12 +48,12 @@ struct SimulationResult {
   std::vector<MethodOutcome> methods;
   std::vector<AllocationRecord> allocations;  // successful device allocations, in order
   std::vector<FailedAllocation> failed_allocations;
-  std::vector<AllocationRecord> leaks;        // still live after the Module was destroyed
-  std::vector<std::string> leak_lines;        // "#7 cuda:0 48 B align 16 owner forward/buffer 1"
+  std::vector<AllocationRecord> leaks;  // still live after the Module was destroyed
+  std::vector<std::string> leak_lines;  // "#7 cuda:0 48 B align 16 owner forward/buffer 1"
   std::vector<MisuseRecord> misuse;
-  std::vector<DeviceAllocationStats> stats;   // per device index that saw any allocation
-  std::vector<DeviceIndex> stats_devices;     // the index of each stats entry
-  std::vector<AllocationEvent> events;        // allocations and frees, in order
+  std::vector<DeviceAllocationStats> stats;  // per device index that saw any allocation
+  std::vector<DeviceIndex> stats_devices;    // the index of each stats entry
+  std::vector<AllocationEvent> events;       // allocations and frees, in order
 
   bool has_findings() const { return !leaks.empty() || !misuse.empty(); }
   bool all_loaded() const {
@@ -67,9 +67,9 @@ struct SimulationResult {
 // Rewrites `program` with each (buffer, device) placement applied to every method that has that
 // buffer: the buffer and the tensors planned in it move to the device. InvalidArgument naming
 // the buffer when no selected method has it.
-Result<std::vector<uint8_t>> apply_placements(const Program& program,
-                                              const std::vector<std::string>& methods,
-                                              const std::vector<std::pair<uint32_t, Device>>& placements);
+Result<std::vector<uint8_t>> apply_placements(
+    const Program& program, const std::vector<std::string>& methods,
+    const std::vector<std::pair<uint32_t, Device>>& placements);
 
 // Runs the simulation. Errors only for a program that does not load at all (its error), an
 // unknown method name (NotFound) or a bad option (InvalidArgument); a method that fails to

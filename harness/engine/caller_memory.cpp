@@ -21,7 +21,8 @@ Error fill_caller_memory(const DeviceMemoryBuffer& memory, const void* host, siz
                                                  std::to_string(memory.size()) +
                                                  " bytes of caller memory");
   }
-  return memory.allocator()->copy_host_to_device(memory.data(), host, nbytes, memory.device().index);
+  return memory.allocator()->copy_host_to_device(memory.data(), host, nbytes,
+                                                 memory.device().index);
 }
 
 }  // namespace devplan::harness

@@ -13,7 +13,8 @@ namespace {
 // already bound to caller memory (`caller`, by input index): their values are copied into it.
 Error set_inputs(Method& method, const std::vector<std::string>& given,
                  const std::map<size_t, DeviceMemoryBuffer>& caller, bool* usage_error) {
-  Result<std::vector<std::vector<double>>> all = parse_run_inputs(given, method.num_inputs(), method.name());
+  Result<std::vector<std::vector<double>>> all =
+      parse_run_inputs(given, method.num_inputs(), method.name());
   if (!all.ok()) {
     *usage_error = true;
     return all.error();
@@ -50,9 +51,9 @@ Error set_inputs(Method& method, const std::vector<std::string>& given,
     } else {
       if (i < given.size()) {
         *usage_error = true;
-        return Error(ErrorCode::InvalidArgument,
-                     "input " + std::to_string(i) + " is " + value_tag_name(target.tag) +
-                         " and cannot be given as numbers");
+        return Error(ErrorCode::InvalidArgument, "input " + std::to_string(i) + " is " +
+                                                     value_tag_name(target.tag) +
+                                                     " and cannot be given as numbers");
       }
       continue;
     }
@@ -87,9 +88,9 @@ Result<OutputValues> read_output(const Method& method, size_t i) {
 class DevplanSession final : public EngineSession {
  public:
   DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options)
-      : allocators_(*options.runtime.allocators), module_(std::move(bytes), std::move(options)) {}
+      : allocators_(*options.runtime.allocators), module_(std::move(bytes), options) {}
   DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options)
-      : allocators_(*options.runtime.allocators), module_(std::move(program), std::move(options)) {}
+      : allocators_(*options.runtime.allocators), module_(std::move(program), options) {}
 
   Error open() {
     DEVPLAN_RETURN_IF_ERROR(module_.load());
@@ -196,7 +197,6 @@ namespace {
 
 ModuleOptions module_options_for(DeviceEnvironment& env, const SessionOptions& options) {
   ModuleOptions module_options = env.module_options();
-  module_options.unload_bug = options.unload_bug;
   module_options.max_host_buffer_bytes = options.max_host_bytes;
   return module_options;
 }
@@ -206,7 +206,8 @@ ModuleOptions module_options_for(DeviceEnvironment& env, const SessionOptions& o
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session = std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options));
+  auto session =
+      std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options));
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }
@@ -214,7 +215,8 @@ Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t>
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session = std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options));
+  auto session =
+      std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options));
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }

@@ -24,7 +24,6 @@
 #include <harness/commands/run_report.h>
 #include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/result.h>
-#include <runtime_ext/module/planned_memory.h>
 
 namespace devplan::harness {
 
@@ -43,7 +42,6 @@ struct BufferOutcome {
 
 struct SessionOptions {
   uint64_t max_host_bytes = uint64_t{1} << 32;  // per host buffer (runtime_ext only)
-  UnloadBug unload_bug = UnloadBug::None;        // runtime_ext only
   // Delegates naming a backend neither engine has get a placeholder that initialises and
   // refuses to execute, naming itself (simulate: the load path only). Off for `run`.
   bool placeholder_backends = false;

@@ -39,7 +39,8 @@ ScopedCrashReplay::~ScopedCrashReplay() {
 
 std::string ScopedCrashReplay::message(const std::string& replay_command) {
   return "\ndevplan fuzz: FINDING: the process died while running a case (a crash or an abort "
-         "inside an engine); replay: " + replay_command + "\n";
+         "inside an engine); replay: " +
+         replay_command + "\n";
 }
 
 void ScopedCrashReplay::set_case(const std::string& replay_command) {

@@ -29,7 +29,8 @@ struct EngineDevices {
   EngineDevices(RuntimeKind kind, const std::vector<uint8_t>& bytes) : runtime(kind), bytes(bytes) {
     if (kind == RuntimeKind::Devplan) {
       // Parsed once for all the runtime_ext sessions of the case.
-      Result<Program> loaded = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+      Result<Program> loaded =
+          Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
       if (loaded.ok()) parsed = std::make_shared<const Program>(std::move(loaded).value());
     }
   }
@@ -78,7 +79,8 @@ EngineRun run_engine(EngineDevices& devices, const std::vector<std::string>& ski
       }
       for (MethodRun& m : run.methods) {
         if (!m.load.ok()) continue;
-        if (std::find(skip_execute.begin(), skip_execute.end(), m.name) != skip_execute.end()) continue;
+        if (std::find(skip_execute.begin(), skip_execute.end(), m.name) != skip_execute.end())
+          continue;
         bool usage_error = false;
         m.outputs = (*session)->execute(m.name, {}, &usage_error);
       }
@@ -153,7 +155,8 @@ std::optional<FuzzFinding> known_divergence(const char* id) { return FuzzFinding
 // ExecuTorch's set_input refuses host data for a method input planned in device memory.
 bool is_device_input_copy_error(const Error& e) {
   return e.code() == ErrorCode::NotSupported &&
-         e.message().find("Planned-buffer copy needs host memory on both sides") != std::string::npos;
+         e.message().find("Planned-buffer copy needs host memory on both sides") !=
+             std::string::npos;
 }
 
 // ExecuTorch reads IntList items as value indices (runtime_ext reads them as the integers).
@@ -172,7 +175,8 @@ bool mentions(const Error& e, ErrorCode code, const char* text) {
 const char* known_load_divergence(const Error& ours, const Error& theirs) {
   if (ours.ok() && !theirs.ok()) {
     if (is_intlist_index_error(theirs)) return kDivergenceIntListItems;
-    if (mentions(theirs, ErrorCode::NotFound, "is not registered")) return kDivergenceMissingBackend;
+    if (mentions(theirs, ErrorCode::NotFound, "is not registered"))
+      return kDivergenceMissingBackend;
   }
   return nullptr;
 }
@@ -243,7 +247,8 @@ std::optional<FuzzFinding> compare_ledgers(const EngineRun& ours, const EngineRu
         alignment = true;
       } else {
         return diverged(when + "allocation " + std::to_string(i + 1) + " alignment: devplan " +
-                        std::to_string(a.alignment) + ", executorch " + std::to_string(b.alignment));
+                        std::to_string(a.alignment) + ", executorch " +
+                        std::to_string(b.alignment));
       }
     }
   }
@@ -266,7 +271,8 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
     const MethodRun& b = theirs.methods[i];
     if (!a.outputs || !b.outputs) continue;
     const bool values_compared =
-        compared == nullptr || std::find(compared->begin(), compared->end(), a.name) != compared->end();
+        compared == nullptr ||
+        std::find(compared->begin(), compared->end(), a.name) != compared->end();
     if (a.outputs->ok() && !b.outputs->ok() && is_device_input_copy_error(b.outputs->error())) {
       device_input = true;
       continue;
@@ -284,7 +290,8 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
     if (!a.outputs->ok() || !values_compared) continue;
     const std::string va = values_text(**a.outputs);
     const std::string vb = values_text(**b.outputs);
-    if (va != vb) return diverged("execute(" + a.name + ") outputs: devplan " + va + "; executorch " + vb);
+    if (va != vb)
+      return diverged("execute(" + a.name + ") outputs: devplan " + va + "; executorch " + vb);
   }
   if (device_input) ++(*known)[kDivergenceDevicePlannedInput];
   if (missing_kernel) ++(*known)[kDivergenceMissingKernel];
@@ -317,21 +324,23 @@ std::optional<FuzzFinding> compare_faults(EngineDevices& devplan_devices,
     const std::string& name = mine[i].first;
     const bool same_counts = mine[i].second == other[i].second;
     for (size_t j = 0; j < std::max(pa->size(), pb->size()); ++j) {
-      const std::string when = "load_method(" + name + ") failing its device allocation " +
-                               std::to_string(j + 1) + ": ";
+      const std::string when =
+          "load_method(" + name + ") failing its device allocation " + std::to_string(j + 1) + ": ";
       for (const std::vector<FaultProbe>* probes : {pa, pb}) {
         if (j >= probes->size()) continue;
         const FaultProbe& p = (*probes)[j];
         const char* side = probes == pa ? "devplan" : "executorch";
         if (p.load.ok()) return diverged(when + side + " loaded it");
-        if (p.live != 0) return diverged(when + side + " left " + std::to_string(p.live) + " allocations live");
+        if (p.live != 0)
+          return diverged(when + side + " left " + std::to_string(p.live) + " allocations live");
         if (p.misuse != 0) return diverged(when + side + " misused its allocator");
       }
       if (!same_counts) continue;
       const FaultProbe& x = (*pa)[j];
       const FaultProbe& y = (*pb)[j];
       if (x.load.code() != y.load.code()) {
-        return diverged(when + "devplan " + x.load.to_string() + "; executorch " + y.load.to_string());
+        return diverged(when + "devplan " + x.load.to_string() + "; executorch " +
+                        y.load.to_string());
       }
       if (x.made.size() != y.made.size()) {
         return diverged(when + "devplan made " + std::to_string(x.made.size()) +
@@ -376,7 +385,8 @@ DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
     return result;
   }
   if ((result.divergence = compare_ledgers(ours, theirs, "", &result.known))) return result;
-  if ((result.divergence = compare_outputs(ours, theirs, compared_outputs, &result.known))) return result;
+  if ((result.divergence = compare_outputs(ours, theirs, compared_outputs, &result.known)))
+    return result;
   result.divergence = compare_faults(devplan_devices, executorch_devices, ours, theirs);
   return result;
 }

@@ -37,7 +37,6 @@ constexpr const char* kDivergenceMissingBackend = "missing-backend";
 // CPU kernel library): that method's outputs are not compared.
 constexpr const char* kDivergenceMissingKernel = "missing-kernel";
 
-
 struct DifferentialResult {
   std::optional<FuzzFinding> divergence;  // check "differential": what differs, both sides
   std::map<std::string, uint64_t> known;  // known divergences seen, by id

@@ -53,7 +53,8 @@ CampaignFailure minimise_failure(const ProgramDraft& original, uint64_t case_ind
   size_t attempts = max_attempts;
   bool progress = first.has_value();
   while (progress && attempts > 0) {
-    size_t kept = shrink_list(draft.methods, draft, seed, checks, check, &attempts, &failure.finding);
+    size_t kept =
+        shrink_list(draft.methods, draft, seed, checks, check, &attempts, &failure.finding);
     for (MethodDraft& m : draft.methods) {
       kept += shrink_list(m.instructions, draft, seed, checks, check, &attempts, &failure.finding);
       kept += shrink_list(m.inputs, draft, seed, checks, check, &attempts, &failure.finding);
@@ -91,7 +92,8 @@ CampaignResult run_campaign(const CampaignOptions& options,
     std::optional<FuzzFinding> f = run_draft(draft, seed, checks);
     ++result.cases;
     if (f) {
-      result.failure = minimise_failure(draft, k, seed, options.checks, options.max_shrink_attempts);
+      result.failure =
+          minimise_failure(draft, k, seed, options.checks, options.max_shrink_attempts);
       break;
     }
     if (progress && Clock::now() - last_report > std::chrono::milliseconds(200)) {

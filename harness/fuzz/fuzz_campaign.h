@@ -22,9 +22,9 @@ namespace devplan::harness {
 
 struct CampaignOptions {
   uint64_t seed = 1;
-  uint64_t max_cases = 0;     // 0: no limit (then max_seconds must be set)
-  double max_seconds = 0;     // 0: no limit
-  uint32_t shard_index = 0;   // this machine runs cases with k % shard_count == shard_index
+  uint64_t max_cases = 0;    // 0: no limit (then max_seconds must be set)
+  double max_seconds = 0;    // 0: no limit
+  uint32_t shard_index = 0;  // this machine runs cases with k % shard_count == shard_index
   uint32_t shard_count = 1;
   std::optional<uint64_t> only_case;  // --case K: run just this case
   ScenarioOptions scenario;
@@ -43,15 +43,15 @@ struct CampaignProgress {
 struct CampaignFailure {
   uint64_t case_index = 0;
   uint64_t case_seed = 0;
-  FuzzFinding finding;            // of the minimised case
-  ProgramScenario minimal;        // the minimised program
-  size_t shrink_steps = 0;        // accepted reductions
+  FuzzFinding finding;      // of the minimised case
+  ProgramScenario minimal;  // the minimised program
+  size_t shrink_steps = 0;  // accepted reductions
 };
 
 struct CampaignResult {
   uint64_t cases = 0;
   double seconds = 0;
-  std::optional<CampaignFailure> failure;  // the first failure; the campaign stops there
+  std::optional<CampaignFailure> failure;             // the first failure; the campaign stops there
   std::map<std::string, uint64_t> known_divergences;  // --differential: by id, over all cases
   AllocationTotals totals;  // device allocations of the cases run (not of the minimisation)
 };

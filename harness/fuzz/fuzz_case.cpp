@@ -10,6 +10,8 @@
 #include <harness/scenario/scenario_program.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
+#include <mocks/unload_bug_allocator.h>
+#include <runtime_ext/core/text_join.h>
 #include <runtime_ext/module/module.h>
 #include <runtime_ext/planning/split_mix64.h>
 
@@ -19,6 +21,7 @@ namespace {
 // The simulated devices one Module runs against.
 struct SimulatedDevices {
   TrackingDeviceAllocator tracking{DeviceType::CUDA};
+  UnloadBugAllocator registered;  // in front of `tracking`: the injected bug, if any
   DeviceAllocatorRegistry allocators;
   SimulatedDeviceBackend add{SimulatedDeviceBackend::Op::Add};
   BackendRegistry backends;
@@ -26,13 +29,13 @@ struct SimulatedDevices {
 
   AllocationTotals* totals;
 
-  SimulatedDevices(UnloadBug bug, AllocationTotals* totals_out) : totals(totals_out) {
+  SimulatedDevices(UnloadBug bug, AllocationTotals* totals_out)
+      : registered(&tracking, bug), totals(totals_out) {
     tracking.set_max_allocation_bytes(uint64_t{1} << 30);
-    (void)allocators.register_allocator(&tracking);
+    (void)allocators.register_allocator(&registered);
     (void)backends.register_backend(kScenarioDelegateBackend, &add);
     options.runtime.allocators = &allocators;
     options.runtime.backends = &backends;
-    options.unload_bug = bug;
   }
   ~SimulatedDevices() {
     if (totals == nullptr) return;
@@ -50,16 +53,13 @@ std::optional<FuzzFinding> finding(const char* check, std::string message) {
   return FuzzFinding{check, std::move(message)};
 }
 
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const std::string& l : lines) out += (out.empty() ? "" : "; ") + l;
-  return out;
-}
+std::string join_lines(const std::vector<std::string>& lines) { return join(lines, "; "); }
 
 std::optional<FuzzFinding> check_round_trip(const ProgramScenario& s, const Program& program) {
   for (const MethodScenario& m : s.methods) {
     Result<MethodMeta> meta = program.method_meta(m.name);
-    if (!meta.ok()) return finding("round-trip", "method " + m.name + ": " + meta.error().to_string());
+    if (!meta.ok())
+      return finding("round-trip", "method " + m.name + ": " + meta.error().to_string());
     if (meta->num_memory_planned_buffers() != m.buffers.size()) {
       return finding("round-trip", "method " + m.name + ": " +
                                        std::to_string(meta->num_memory_planned_buffers()) +
@@ -130,15 +130,16 @@ std::optional<FuzzFinding> check_leaks(const TrackingDeviceAllocator& tracking, 
     std::string message;
     if (tracking.has_leaks()) message += "leaked: " + join_lines(tracking.leak_report_lines());
     if (tracking.has_misuse()) {
-      message += std::string(message.empty() ? "" : "; ") + "misuse: " +
-                 join_lines(tracking.misuse_report_lines());
+      message += std::string(message.empty() ? "" : "; ") +
+                 "misuse: " + join_lines(tracking.misuse_report_lines());
     }
     return finding(check, message);
   }
   return std::nullopt;
 }
 
-std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s, const std::shared_ptr<const Program>& program,
+std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s,
+                                           const std::shared_ptr<const Program>& program,
                                            SplitMix64& rng, const FuzzCaseOptions& options,
                                            size_t* device_allocations) {
   SimulatedDevices devices(options.unload_bug, options.totals);
@@ -165,7 +166,8 @@ std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s, const std::
   return check_leaks(devices.tracking, "cleanup");
 }
 
-std::optional<FuzzFinding> check_fault(const ProgramScenario& s, const std::shared_ptr<const Program>& program,
+std::optional<FuzzFinding> check_fault(const ProgramScenario& s,
+                                       const std::shared_ptr<const Program>& program,
                                        size_t device_allocations, SplitMix64& rng,
                                        AllocationTotals* totals) {
   if (device_allocations == 0) return std::nullopt;
@@ -189,7 +191,8 @@ std::optional<FuzzFinding> check_fault(const ProgramScenario& s, const std::shar
     }
     if (!failed) {
       return finding("fault", "allocation " + std::to_string(k) + " of " +
-                                  std::to_string(device_allocations) + " failed but every load succeeded");
+                                  std::to_string(device_allocations) +
+                                  " failed but every load succeeded");
     }
     for (const MethodScenario& m : s.methods) {
       if (module.is_method_loaded(m.name)) (void)module.unload_method(m.name);
@@ -216,17 +219,21 @@ std::optional<FuzzFinding> check_corruption(const ProgramScenario& s, SplitMix64
   c.amount = static_cast<uint32_t>(rng.below(4));
   if (!corruption_applies(s, c)) return std::nullopt;
   Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, c);
-  if (!bytes.ok()) return finding("corruption", describe_corruption(s, c) + ": " + bytes.error().to_string());
-  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
+  if (!bytes.ok())
+    return finding("corruption", describe_corruption(s, c) + ": " + bytes.error().to_string());
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
   if (!program.ok()) {
     if (program.code() == ErrorCode::InvalidProgram) return std::nullopt;
-    return finding("corruption", describe_corruption(s, c) + " gave " + program.error().to_string());
+    return finding("corruption",
+                   describe_corruption(s, c) + " gave " + program.error().to_string());
   }
   const std::string& name = s.methods[c.method % s.methods.size()].name;
   Error status = program->method_status(name);
   if (status.code() != ErrorCode::InvalidProgram) {
-    return finding("corruption", describe_corruption(s, c) + " was " +
-                                     (status.ok() ? "accepted" : "rejected with " + status.to_string()));
+    return finding("corruption",
+                   describe_corruption(s, c) + " was " +
+                       (status.ok() ? "accepted" : "rejected with " + status.to_string()));
   }
   return std::nullopt;
 }
@@ -237,7 +244,8 @@ std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64
                                          const FuzzCaseOptions& options) {
   SplitMix64 rng(case_seed);  // the case's random choices
   const std::vector<uint8_t> bytes = build_program(scenario);
-  Result<Program> loaded = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+  Result<Program> loaded =
+      Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
   if (!loaded.ok()) return finding("round-trip", loaded.error().to_string());
   // One parsed program shared by the Modules below (Modules re-parse bytes, this avoids it).
   auto program = std::make_shared<const Program>(std::move(loaded).value());

@@ -25,7 +25,7 @@
 #include <string>
 
 #include <harness/scenario/program_scenario.h>
-#include <runtime_ext/module/planned_memory.h>
+#include <mocks/unload_bug_allocator.h>
 
 namespace devplan::harness {
 

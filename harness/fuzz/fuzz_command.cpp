@@ -15,8 +15,8 @@
 #include <harness/report/summary_line.h>
 #include <harness/scenario/scenario_program.h>
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 #include <iostream>
 
@@ -98,11 +98,12 @@ Result<CampaignOptions> campaign_options(const FuzzCommandLine& c) {
   CampaignOptions o = c.options;
   // Buffers up to 64 KiB: large enough for every size class (zero, tiny, unaligned, many
   // pages), small enough that filling simulated device memory does not dominate a case.
-  o.scenario.max_buffer_bytes = 64 * 1024;
+  o.scenario.max_buffer_bytes = uint64_t{64} * 1024;
   if (c.cases) o.max_cases = *c.cases;
   if (c.seconds) o.max_seconds = *c.seconds;
   if (!c.cases && !c.seconds) o.max_cases = 1000;
-  DEVPLAN_ASSIGN_OR_RETURN(Shard shard, c.shard.empty() ? shard_from_environment() : parse_shard(c.shard));
+  DEVPLAN_ASSIGN_OR_RETURN(Shard shard,
+                           c.shard.empty() ? shard_from_environment() : parse_shard(c.shard));
   o.shard_index = shard.index;
   o.shard_count = shard.count;
   if (!c.devices.empty()) o.scenario.devices = *parse_device_list(c.devices);
@@ -150,7 +151,9 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   double next_plain = 2.0;
   // A case that takes the process down still says which case it was.
   ScopedCrashReplay crash_replay;
-  options->on_case_start = [&](uint64_t k) { crash_replay.set_case(replay_command(*options, k, replay_options(c))); };
+  options->on_case_start = [&](uint64_t k) {
+    crash_replay.set_case(replay_command(*options, k, replay_options(c)));
+  };
   CampaignResult result = run_campaign(*options, [&](const CampaignProgress& p) {
     if (tty) {
       write_progress(err, true, p, false);
@@ -165,8 +168,8 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (result.failure) {
     const CampaignFailure& f = *result.failure;
     replay = replay_command(*options, f.case_index, replay_options(c));
-    program_path = c.out_dir + "/devplan-fuzz-seed" + std::to_string(options->seed) +
-                   "-case" + std::to_string(f.case_index) + ".pte";
+    program_path = c.out_dir + "/devplan-fuzz-seed" + std::to_string(options->seed) + "-case" +
+                   std::to_string(f.case_index) + ".pte";
     const std::vector<uint8_t> bytes = build_program(f.minimal);
     if (!write_output("fuzz", program_path, std::string(bytes.begin(), bytes.end()), err)) {
       program_path.clear();
@@ -175,7 +178,8 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (json) {
     Json doc = json_document();
     doc["seed"] = options->seed;
-    doc["shard"] = std::to_string(options->shard_index) + "/" + std::to_string(options->shard_count);
+    doc["shard"] =
+        std::to_string(options->shard_index) + "/" + std::to_string(options->shard_count);
     doc["cases"] = result.cases;
     doc["failures"] = result.failure ? 1 : 0;
     doc["seconds"] = result.seconds;
@@ -204,7 +208,8 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     out << write_json(doc) << "\n";
   } else {
     char line[200];
-    std::snprintf(line, sizeof(line), "fuzz: %llu cases in %.2f s (%.0f cases/s), %d failures (seed %llu, shard %u/%u)",
+    std::snprintf(line, sizeof(line),
+                  "fuzz: %llu cases in %.2f s (%.0f cases/s), %d failures (seed %llu, shard %u/%u)",
                   static_cast<unsigned long long>(result.cases), result.seconds, rate,
                   result.failure ? 1 : 0, static_cast<unsigned long long>(options->seed),
                   options->shard_index, options->shard_count);
@@ -219,9 +224,10 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     }
     if (result.failure) {
       const CampaignFailure& f = *result.failure;
-      out << "FAILURE in case " << f.case_index << " (" << f.finding.check << "): " << f.finding.message << "\n"
-          << "minimised program (" << f.shrink_steps << " reductions):\n" << describe_program_scenario(f.minimal)
-          << "\n";
+      out << "FAILURE in case " << f.case_index << " (" << f.finding.check
+          << "): " << f.finding.message << "\n"
+          << "minimised program (" << f.shrink_steps << " reductions):\n"
+          << describe_program_scenario(f.minimal) << "\n";
       if (!program_path.empty()) out << "written to " << program_path << "\n";
       out << "replay: " << replay << "\n";
     }
@@ -230,15 +236,17 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   // The JUnit file comes after the report, so a file that cannot be written loses nothing else.
   bool written = true;
   if (!c.junit.empty()) {
-    JunitCase junit_case{"devplan fuzz", "seed " + std::to_string(options->seed) + " shard " +
-                                    std::to_string(options->shard_index) + "/" +
-                                    std::to_string(options->shard_count),
-                "", result.seconds};
+    JunitCase junit_case{"devplan fuzz",
+                         "seed " + std::to_string(options->seed) + " shard " +
+                             std::to_string(options->shard_index) + "/" +
+                             std::to_string(options->shard_count),
+                         "", result.seconds};
     if (result.failure) {
       junit_case.failure = result.failure->finding.check + ": " + result.failure->finding.message +
-                  "\nreplay: " + replay + "\nprogram: " + program_path;
+                           "\nreplay: " + replay + "\nprogram: " + program_path;
     }
-    written = write_output("fuzz", c.junit, junit_xml("devplan fuzz", {junit_case}, result.seconds), err);
+    written =
+        write_output("fuzz", c.junit, junit_xml("devplan fuzz", {junit_case}, result.seconds), err);
   }
   const int code = result.failure ? cli::kExitFinding : cli::kExitOk;
   return written ? code : exit_after_write_failure(code);

@@ -51,8 +51,7 @@ Result<Shard> parse_shard(const std::string& text) {
   uint64_t count = 0, index = 0;
   if (slash == std::string::npos || !parse_count(text.substr(slash + 1), 1, UINT32_MAX, &count) ||
       !parse_count(text.substr(0, slash), 0, count - 1, &index)) {
-    return Error(ErrorCode::InvalidArgument,
-                 "expects I/N with 0 <= I < N, got '" + text + "'");
+    return Error(ErrorCode::InvalidArgument, "expects I/N with 0 <= I < N, got '" + text + "'");
   }
   return Shard{static_cast<uint32_t>(index), static_cast<uint32_t>(count)};
 }
@@ -63,7 +62,8 @@ Result<Shard> shard_from_environment(const GetEnv& getenv_in) {
                            shard_from_pair(getenv, "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"));
   if (bazel) {
     // Bazel's handshake: the file exists when the test honours sharding.
-    if (const char* status = getenv("TEST_SHARD_STATUS_FILE")) std::ofstream touch(status, std::ios::app);
+    if (const char* status = getenv("TEST_SHARD_STATUS_FILE"))
+      std::ofstream touch(status, std::ios::app);
     return *bazel;
   }
   DEVPLAN_ASSIGN_OR_RETURN(std::optional<Shard> gtest,

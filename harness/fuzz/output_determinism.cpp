@@ -59,7 +59,8 @@ bool outputs_are_determined(const MethodScenario& m) {
       // In place (the very same bytes) is fine: elementwise kernels read each element before
       // they write it. A partial overlap is not.
       const bool same_bytes = bytes[r].buffer == bytes[written].buffer &&
-                              bytes[r].begin == bytes[written].begin && bytes[r].end == bytes[written].end;
+                              bytes[r].begin == bytes[written].begin &&
+                              bytes[r].end == bytes[written].end;
       if (r != written && !same_bytes && overlap(bytes[r], bytes[written])) return false;
     }
     for (size_t u = 0; u < n; ++u) {

@@ -89,7 +89,8 @@ class MethodReader {
     }
     const Json* tensors = member(json_, "tensors");
     if (tensors == nullptr) return invalid(where_ + "missing field 'tensors'");
-    if (!tensors->is_array()) return field_error(where_, "tensors", type_error("an array", *tensors));
+    if (!tensors->is_array())
+      return field_error(where_, "tensors", type_error("an array", *tensors));
     for (size_t i = 0; i < tensors->size(); ++i) DEVPLAN_RETURN_IF_ERROR(tensor(i, (*tensors)[i]));
     DEVPLAN_RETURN_IF_ERROR(id_list(json_, "inputs", where_, &g_.inputs));
     DEVPLAN_RETURN_IF_ERROR(id_list(json_, "outputs", where_, &g_.outputs));
@@ -97,7 +98,8 @@ class MethodReader {
       if (!nodes->is_array()) return field_error(where_, "nodes", type_error("an array", *nodes));
       for (size_t k = 0; k < nodes->size(); ++k) DEVPLAN_RETURN_IF_ERROR(node(k, (*nodes)[k]));
     }
-    if (const Json* options = member(json_, "options")) DEVPLAN_RETURN_IF_ERROR(read_options(*options));
+    if (const Json* options = member(json_, "options"))
+      DEVPLAN_RETURN_IF_ERROR(read_options(*options));
     DEVPLAN_RETURN_IF_ERROR(validate_graph(g_));
     return std::move(g_);
   }
@@ -128,7 +130,8 @@ class MethodReader {
     std::vector<int64_t> dims;
     for (size_t d = 0; d < shape->size(); ++d) {
       Result<int64_t> dim = get_int64((*shape)[d]);
-      if (!dim.ok()) return invalid(where + "shape[" + std::to_string(d) + "]: " + dim.error().message());
+      if (!dim.ok())
+        return invalid(where + "shape[" + std::to_string(d) + "]: " + dim.error().message());
       dims.push_back(*dim);
     }
     auto taken = ids_.find(id);
@@ -149,8 +152,8 @@ class MethodReader {
     for (size_t i = 0; i < list->size(); ++i) {
       const Json& id = (*list)[i];
       if (!id.is_string()) {
-        return invalid(where + field + "[" + std::to_string(i) + "]: " +
-                       type_error("a tensor id (string)", id).message());
+        return invalid(where + field + "[" + std::to_string(i) +
+                       "]: " + type_error("a tensor id (string)", id).message());
       }
       const std::string& name = id.get_ref<const std::string&>();
       auto it = ids_.find(name);
@@ -191,7 +194,8 @@ class MethodReader {
       DEVPLAN_RETURN_IF_ERROR(check_fields(n, {"delegate", "device", "inputs", "outputs"}, where));
       const Json* device = member(n, "device");
       if (device == nullptr) return invalid(where + "missing field 'device' (such as \"cuda:0\")");
-      if (!device->is_string()) return field_error(where, "device", type_error("a string", *device));
+      if (!device->is_string())
+        return field_error(where, "device", type_error("a string", *device));
       Result<Device> parsed = parse_device(device->get_ref<const std::string&>());
       if (!parsed.ok()) return invalid(where + parsed.error().message());
       node.device = *parsed;
@@ -261,7 +265,8 @@ Result<std::vector<Graph>> graphs_from_json(const Json& document) {
     Result<Graph> g = graph_from_json((*methods)[i]);
     if (!g.ok()) return g.error().with_context("methods[" + std::to_string(i) + "]");
     if (!names.insert(g->name).second) {
-      return invalid("methods[" + std::to_string(i) + "]: method '" + g->name + "' is defined twice");
+      return invalid("methods[" + std::to_string(i) + "]: method '" + g->name +
+                     "' is defined twice");
     }
     graphs.push_back(std::move(*g));
   }

@@ -145,8 +145,7 @@ class DocumentBuilder {
     return true;
   }
 
-  bool parse_error(std::size_t position, const std::string& last_token,
-                   const Json::exception& e) {
+  bool parse_error(std::size_t position, const std::string& last_token, const Json::exception& e) {
     error_ = translate(position, last_token, e);
     return false;
   }
@@ -284,8 +283,7 @@ class DocumentBuilder {
   size_t utf8_sequence_start(size_t bad) const {
     size_t continuations = 0;
     size_t i = bad;
-    while (i > 0 && continuations < 3 &&
-           (static_cast<unsigned char>(s_[i - 1]) & 0xC0) == 0x80) {
+    while (i > 0 && continuations < 3 && (static_cast<unsigned char>(s_[i - 1]) & 0xC0) == 0x80) {
       --i;
       ++continuations;
     }
@@ -322,7 +320,7 @@ class DocumentBuilder {
                   const Json::exception& e) const {
     const size_t end = std::min(position, s_.size() + 1);
     const size_t bad = end == 0 ? 0 : end - 1;  // the byte the lexer stopped on
-    if (e.id == 406) {  // out_of_range: "number overflow parsing '1e400'"
+    if (e.id == 406) {                          // out_of_range: "number overflow parsing '1e400'"
       const size_t start = last_token.size() <= end ? end - last_token.size() : bad;
       return fail_at(start, "number " + last_token + " is out of the range of a double");
     }
@@ -339,8 +337,8 @@ class DocumentBuilder {
     const bool after_value = ends_with(what, "; expected end of input");
     // Where the parser wants ',', ':', a closing bracket or the end, any string, number or
     // literal is wrong whatever is inside it: report the token, not a flaw the lexer found in it.
-    const bool wants_punctuation = after_value || context == "array" || context == "object" ||
-                                   context == "object separator";
+    const bool wants_punctuation =
+        after_value || context == "array" || context == "object" || context == "object separator";
     const bool unexpected = starts_with(problem, "unexpected ");
     if (unexpected || wants_punctuation) {
       const size_t start =
@@ -349,7 +347,8 @@ class DocumentBuilder {
         // "01": the lexer read "0" and then a second number.
         return fail_at(start, "leading zeros are not allowed");
       }
-      if (after_value) return fail_at(start, "unexpected " + describe(start) + " after the JSON value");
+      if (after_value)
+        return fail_at(start, "unexpected " + describe(start) + " after the JSON value");
       return fail_at(start, expectation(context, describe(start)));
     }
     if (context == "object key" && starts_with(problem, "invalid number")) {
@@ -393,8 +392,8 @@ class DocumentBuilder {
     }
     if (starts_with(problem, "invalid string: surrogate U+D800..U+DBFF")) {
       const size_t start = high_surrogate_start(bad);
-      return fail_at(start, "high surrogate " + escape_text(start) +
-                                " is not followed by a low surrogate");
+      return fail_at(
+          start, "high surrogate " + escape_text(start) + " is not followed by a low surrogate");
     }
     if (starts_with(problem, "invalid string: ill-formed UTF-8 byte")) {
       const size_t start = utf8_sequence_start(bad);
@@ -408,9 +407,9 @@ class DocumentBuilder {
   const char* last_read_ = nullptr;
   size_t token_end_ = 0;  // the byte after the last value or key read
   Json root_;
-  std::vector<Json*> stack_;                            // the open arrays and objects
+  std::vector<Json*> stack_;                           // the open arrays and objects
   std::vector<std::unordered_set<std::string>> keys_;  // the keys of each open object
-  Json* member_ = nullptr;                              // the value of the key just read
+  Json* member_ = nullptr;                             // the value of the key just read
   Error error_;
 };
 
@@ -429,18 +428,10 @@ Result<Json> parse_json(std::string_view text, const JsonParseOptions& options) 
 }
 
 Result<Json> parse_json_file(const std::string& path, const JsonParseOptions& options) {
-  // The runtime's file loader: it names the path and the reason, and refuses directories,
+  // The runtime's file reader: it names the path and the reason, and refuses directories,
   // FIFOs (without waiting for a writer) and devices.
-  DEVPLAN_ASSIGN_OR_RETURN(FileDataLoader loader, FileDataLoader::open(path));
-  DEVPLAN_ASSIGN_OR_RETURN(size_t size, loader.size());
-  std::string text;
-  try {
-    text.resize(size);
-  } catch (const std::bad_alloc&) {
-    return Error(ErrorCode::MemoryAllocationFailed, "cannot read '" + path + "': out of memory");
-  }
-  if (size > 0) DEVPLAN_RETURN_IF_ERROR(loader.load_into(0, size, text.data()));
-  Result<Json> doc = parse_json(text, options);
+  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(path));
+  Result<Json> doc = parse_json(std::string(bytes.begin(), bytes.end()), options);
   if (!doc.ok()) return doc.error().with_context(path);
   return doc;
 }

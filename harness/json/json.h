@@ -13,12 +13,11 @@
 // "JSON parse error at line L, column C: <what>", both 1-based, the column counting bytes:
 //
 //   "expected a value, got ']'"                   "expected a string key, got '}'"
-//   "expected ':' after object key, got '1'"      "expected ',' or ']' after array element, got '2'"
-//   "expected ',' or '}' after object member, got '\"'"
-//   "unexpected '2' after the JSON value"         "leading zeros are not allowed"
-//   "duplicate key \"a\""                         "nesting deeper than 256 levels"
-//   "number 1e400 is out of the range of a double"
-//   "invalid UTF-8 byte 0xc3 in a string"         "unterminated string", ...
+//   "expected ':' after object key, got '1'"      "expected ',' or ']' after array element, got
+//   '2'" "expected ',' or '}' after object member, got '\"'" "unexpected '2' after the JSON value"
+//   "leading zeros are not allowed" "duplicate key \"a\""                         "nesting deeper
+//   than 256 levels" "number 1e400 is out of the range of a double" "invalid UTF-8 byte 0xc3 in a
+//   string"         "unterminated string", ...
 //
 // Numbers: an integer keeps its exact value when it fits: a negative one is an int64
 // (is_number_integer() and !is_number_unsigned()), a non-negative one a uint64

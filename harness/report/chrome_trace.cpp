@@ -10,18 +10,12 @@
 #include <utility>
 
 #include <harness/json/json.h>
+#include <runtime_ext/core/text_join.h>
 
 namespace devplan::harness {
 namespace {
 
 std::string serialize(const Json& document) { return write_json(document) + "\n"; }
-
-std::string hex_pointer(const void* ptr) {
-  char text[2 + 2 * sizeof(uintptr_t) + 1];
-  std::snprintf(text, sizeof(text), "0x%jx",
-                static_cast<uintmax_t>(reinterpret_cast<uintptr_t>(ptr)));
-  return text;
-}
 
 Json metadata(const char* name, int64_t pid, int64_t tid, const char* key, Json value) {
   Json e;
@@ -141,7 +135,7 @@ std::string allocation_trace(const std::string& title, const std::vector<Allocat
     size_t lane = 0;
     const AllocationRecord* leak = nullptr;
   };
-  std::map<size_t, Allocation> allocations;  // by event index
+  std::map<size_t, Allocation> allocations;      // by event index
   std::unordered_map<const void*, size_t> open;  // pointer -> allocation event index
   std::vector<bool> unknown_free(events.size(), false);
   std::vector<uint64_t> failed_seq(events.size(), 0);
@@ -181,7 +175,8 @@ std::string allocation_trace(const std::string& title, const std::vector<Allocat
   int64_t next_tid = static_cast<int64_t>(devices.size()) + 1;
   for (size_t d = 0; d < devices.size(); ++d) {
     first_tid[d] = next_tid;
-    for (size_t k = 0; k < lanes[d].count(); ++k) lane_names[d].push_back("lane " + std::to_string(k + 1));
+    for (size_t k = 0; k < lanes[d].count(); ++k)
+      lane_names[d].push_back("lane " + std::to_string(k + 1));
     next_tid += static_cast<int64_t>(lanes[d].count());
   }
 
@@ -205,16 +200,16 @@ std::string allocation_trace(const std::string& title, const std::vector<Allocat
       args["alignment"] = e.alignment;
       args["owner"] = e.owner;
       args["seq"] = a.seq;
-      args["ptr"] = hex_pointer(e.ptr);
+      args["ptr"] = pointer_text(e.ptr);
       args["alloc_event"] = ts;
       args["free_event"] = a.free_event >= 0 ? Json(a.free_event) : Json(nullptr);
       args["leaked"] = a.leak != nullptr;
       const int64_t end = a.free_event >= 0 ? a.free_event : n;
       out.push_back(complete(name, "memory_allocation", ts, end - ts, pid, tid, std::move(args)));
       if (a.leak != nullptr) {
-        out.push_back(instant("leak", "leak", "t", ts, pid, tid,
-                              Json::object({{"report", format_allocation(*a.leak)},
-                                            {"seq", a.leak->seq}})));
+        out.push_back(
+            instant("leak", "leak", "t", ts, pid, tid,
+                    Json::object({{"report", format_allocation(*a.leak)}, {"seq", a.leak->seq}})));
       }
       live[d] += e.size;
       changed = true;
@@ -228,7 +223,7 @@ std::string allocation_trace(const std::string& title, const std::vector<Allocat
                             "failed_allocation", "p", ts, pid, pid, std::move(args)));
     } else if (unknown_free[i]) {
       out.push_back(instant("free of unknown pointer", "unknown_free", "p", ts, pid, pid,
-                            Json::object({{"ptr", hex_pointer(e.ptr)}})));
+                            Json::object({{"ptr", pointer_text(e.ptr)}})));
     } else {
       live[d] -= std::min<uint64_t>(live[d], e.size);
       changed = true;
@@ -294,7 +289,7 @@ std::string plan_trace(const std::string& title, const std::vector<PlotMethod>& 
       });
       Lanes lanes;
       for (size_t v : values) {
-        const ValueLifetime& life = check.lifetimes[v];
+        const Lifetime& life = check.lifetimes[v];
         track.tensors.push_back({v, lanes.place(life.first, int64_t{life.last} + 1)});
       }
       track.lanes = std::max<size_t>(1, lanes.count());
@@ -332,7 +327,7 @@ std::string plan_trace(const std::string& title, const std::vector<PlotMethod>& 
     const int64_t pid = static_cast<int64_t>(track.device) + 1;
     for (const Placed& p : track.tensors) {
       const TensorInfo& t = plan.values[p.value].tensor;
-      const ValueLifetime& life = check.lifetimes[p.value];
+      const Lifetime& life = check.lifetimes[p.value];
       Json args;
       args["method"] = plan.name;
       args["buffer"] = track.buffer;

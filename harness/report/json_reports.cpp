@@ -242,8 +242,9 @@ std::string run_json(const RunReport& report) {
       output["device"] = o.device.to_string();
     }
     Json values = Json::array();
-    const bool floating = o.tag == ValueTag::Tensor ? is_floating(o.dtype)
-                                                   : o.tag == ValueTag::Double || o.tag == ValueTag::DoubleList;
+    const bool floating = o.tag == ValueTag::Tensor
+                              ? is_floating(o.dtype)
+                              : o.tag == ValueTag::Double || o.tag == ValueTag::DoubleList;
     for (const std::string& v : o.values) values.push_back(element_json(v, floating));
     output["values"] = std::move(values);
     outputs.push_back(std::move(output));
@@ -279,11 +280,10 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
     method["buffers"] = std::move(buffers);
     Json overlap_list = Json::array();
     for (const Overlap& o : m.overlaps) {
-      overlap_list.push_back(
-          {{"buffer", o.buffer},
-           {"values", {o.value_a, o.value_b}},
-           {"bytes", {{o.a_begin, o.a_end}, {o.b_begin, o.b_end}}},
-           {"instructions", {o.first_step, o.last_step}}});
+      overlap_list.push_back({{"buffer", o.buffer},
+                              {"values", {o.value_a, o.value_b}},
+                              {"bytes", {{o.a_begin, o.a_end}, {o.b_begin, o.b_end}}},
+                              {"instructions", {o.first_step, o.last_step}}});
     }
     method["overlaps"] = std::move(overlap_list);
     Json aliases = Json::array();

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/plan_check.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
+#include <runtime_ext/analysis/plan_check.h>
 
 namespace devplan::harness {
 

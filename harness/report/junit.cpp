@@ -7,7 +7,8 @@
 
 namespace devplan::harness {
 
-std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& cases, double seconds) {
+std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& cases,
+                      double seconds) {
   size_t failures = 0;
   for (const JunitCase& c : cases) failures += c.failure.empty() ? 0 : 1;
   std::ostringstream xml;
@@ -15,10 +16,11 @@ std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& ca
       << "<testsuites tests=\"" << cases.size() << "\" failures=\"" << failures << "\" time=\""
       << svg_number(seconds) << "\">\n"
       << "  <testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << cases.size()
-      << "\" failures=\"" << failures << "\" errors=\"0\" time=\"" << svg_number(seconds) << "\">\n";
+      << "\" failures=\"" << failures << "\" errors=\"0\" time=\"" << svg_number(seconds)
+      << "\">\n";
   for (const JunitCase& c : cases) {
-    xml << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\"" << xml_escape(c.name)
-        << "\" time=\"" << svg_number(c.seconds) << "\"";
+    xml << "    <testcase classname=\"" << xml_escape(c.classname) << "\" name=\""
+        << xml_escape(c.name) << "\" time=\"" << svg_number(c.seconds) << "\"";
     if (c.failure.empty()) {
       xml << "/>\n";
       continue;

@@ -1,7 +1,7 @@
 // JUnit XML reports, the format CI systems read to show failures as test cases.
 //
-//   std::vector<JunitCase> cases = {{"simulate", "forward: load", ""}, {"simulate", "leaks", "..."}};
-//   write_file("report.xml", junit_xml("devplan simulate", cases, 0.12));
+//   std::vector<JunitCase> cases = {{"simulate", "forward: load", ""}, {"simulate", "leaks",
+//   "..."}}; write_file("report.xml", junit_xml("devplan simulate", cases, 0.12));
 #pragma once
 
 #include <string>
@@ -19,6 +19,7 @@ struct JunitCase {
 // Every string (suite, class names, case names, failure text) may hold any bytes: it is
 // escaped by the rule of harness/report/xml_text.h, so the document is always well-formed
 // XML 1.0 in UTF-8.
-std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& cases, double seconds);
+std::string junit_xml(const std::string& suite, const std::vector<JunitCase>& cases,
+                      double seconds);
 
 }  // namespace devplan::harness

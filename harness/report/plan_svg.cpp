@@ -13,13 +13,13 @@
 namespace devplan::harness {
 namespace {
 
-constexpr double kLeft = 90;        // room for byte labels
+constexpr double kLeft = 90;  // room for byte labels
 constexpr double kPanelWidth = 640;
 constexpr double kPanelHeight = 160;
-constexpr double kPanelGap = 56;    // label above each panel, axis text below
+constexpr double kPanelGap = 56;  // label above each panel, axis text below
 constexpr double kMethodGap = 36;
 
-std::string tensor_title(size_t value, const TensorInfo& t, const ValueLifetime& life) {
+std::string tensor_title(size_t value, const TensorInfo& t, const Lifetime& life) {
   std::ostringstream s;
   s << "value " << value << ": " << scalar_type_name(t.dtype) << "[";
   for (size_t i = 0; i < t.sizes.size(); ++i) s << (i ? ", " : "") << t.sizes[i];
@@ -50,14 +50,16 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
     const double panel_top = top + 18;
     svg << "<text class=\"buffer-label\" x=\"" << svg_number(kLeft) << "\" y=\""
         << svg_number(top + 12) << "\" font-size=\"12\">buffer " << b << ": " << size << " B on "
-        << xml_escape_text(device) << " (lower bound " << check.buffers[b].lower_bound << " B)</text>\n";
+        << xml_escape_text(device) << " (lower bound " << check.buffers[b].lower_bound
+        << " B)</text>\n";
     svg << "<rect class=\"panel\" x=\"" << svg_number(kLeft) << "\" y=\"" << svg_number(panel_top)
         << "\" width=\"" << svg_number(kPanelWidth) << "\" height=\"" << svg_number(kPanelHeight)
         << "\" fill=\"#fafafa\" stroke=\"#999\"/>\n";
     svg << "<text x=\"" << svg_number(kLeft - 4) << "\" y=\"" << svg_number(panel_top + 10)
         << "\" font-size=\"10\" text-anchor=\"end\">0</text>\n";
-    svg << "<text x=\"" << svg_number(kLeft - 4) << "\" y=\"" << svg_number(panel_top + kPanelHeight)
-        << "\" font-size=\"10\" text-anchor=\"end\">" << size << " B</text>\n";
+    svg << "<text x=\"" << svg_number(kLeft - 4) << "\" y=\""
+        << svg_number(panel_top + kPanelHeight) << "\" font-size=\"10\" text-anchor=\"end\">"
+        << size << " B</text>\n";
     for (size_t v = 0; v < plan.values.size(); ++v) {
       const ValueInfo& value = plan.values[v];
       if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() ||
@@ -65,7 +67,7 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
         continue;
       }
       const TensorInfo& t = value.tensor;
-      const ValueLifetime& life = check.lifetimes[v];
+      const Lifetime& life = check.lifetimes[v];
       const bool live = life.first >= 0;
       const double x = kLeft + (live ? life.first : 0) * step_w;
       const double w = live ? (life.last - life.first + 1) * step_w : kPanelWidth;
@@ -85,11 +87,12 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
           << "\" y=\"" << svg_number(panel_top + static_cast<double>(begin) * scale)
           << "\" width=\"" << svg_number((o.last_step - o.first_step + 1) * step_w)
           << "\" height=\"" << svg_number(std::max(1.0, static_cast<double>(end - begin) * scale))
-          << "\" fill=\"red\" fill-opacity=\"0.8\"><title>" << xml_escape_text("OVERLAP " + describe_overlap(o))
-          << "</title></rect>\n";
+          << "\" fill=\"red\" fill-opacity=\"0.8\"><title>"
+          << xml_escape_text("OVERLAP " + describe_overlap(o)) << "</title></rect>\n";
     }
     svg << "<text x=\"" << svg_number(kLeft) << "\" y=\""
-        << svg_number(panel_top + kPanelHeight + 14) << "\" font-size=\"10\">instruction 0</text>\n";
+        << svg_number(panel_top + kPanelHeight + 14)
+        << "\" font-size=\"10\">instruction 0</text>\n";
     svg << "<text x=\"" << svg_number(kLeft + kPanelWidth) << "\" y=\""
         << svg_number(panel_top + kPanelHeight + 14) << "\" font-size=\"10\" text-anchor=\"end\">"
         << "instruction " << (check.num_steps - 1) << "</text>\n";
@@ -99,15 +102,17 @@ double write_method(std::ostringstream& svg, const PlotMethod& m, double y) {
 }
 
 double method_height(const PlotMethod& m) {
-  return 28 + static_cast<double>(m.plan->buffer_sizes.size()) * (kPanelHeight + kPanelGap) + kMethodGap;
+  return 28 + static_cast<double>(m.plan->buffer_sizes.size()) * (kPanelHeight + kPanelGap) +
+         kMethodGap;
 }
 
 std::string svg_document(const std::string& title, const std::vector<PlotMethod>& methods) {
   double height = 30;
   for (const PlotMethod& m : methods) height += method_height(m);
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << svg_number(kLeft + kPanelWidth + 20)
-      << "\" height=\"" << svg_number(height) << "\" font-family=\"sans-serif\">\n";
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
+      << svg_number(kLeft + kPanelWidth + 20) << "\" height=\"" << svg_number(height)
+      << "\" font-family=\"sans-serif\">\n";
   svg << "<title>" << xml_escape_text(title) << "</title>\n";
   svg << "<text x=\"4\" y=\"18\" font-size=\"13\">" << xml_escape_text(title)
       << " — x: instruction, y: byte offset; red: overlapping live tensors</text>\n";
@@ -126,8 +131,8 @@ std::string plan_svg(const std::string& title, const std::vector<PlotMethod>& me
 std::string plan_html(const std::string& title, const std::vector<PlotMethod>& methods) {
   std::ostringstream html;
   html << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"/><title>" << xml_escape_text(title)
-       << "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>" << xml_escape_text(title)
-       << "</h1>\n";
+       << "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>"
+       << xml_escape_text(title) << "</h1>\n";
   for (const PlotMethod& m : methods) {
     html << "<h2>" << xml_escape_text(m.plan->name) << "</h2>\n" << svg_document(m.plan->name, {m});
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/plan_check.h>
+#include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/method_plan.h>
 
 namespace devplan::harness {

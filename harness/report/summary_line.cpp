@@ -42,9 +42,12 @@ LedgerSummary summarize_ledger(const SimulationResult& r) {
   return s;
 }
 
-std::string simulation_summary(const SimulationResult& r) { return summary_line(summarize_ledger(r)); }
+std::string simulation_summary(const SimulationResult& r) {
+  return summary_line(summarize_ledger(r));
+}
 
-std::string fuzz_summary_line(const CampaignResult& result, uint64_t seed, const std::string& replay) {
+std::string fuzz_summary_line(const CampaignResult& result, uint64_t seed,
+                              const std::string& replay) {
   if (result.failure) {
     return "SUMMARY: devplan: fuzz case " + std::to_string(result.failure->case_index) +
            " failed (" + result.failure->finding.check + "), seed " + std::to_string(seed) +

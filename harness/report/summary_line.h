@@ -31,6 +31,7 @@ std::string simulation_summary(const SimulationResult& r);
 
 // A campaign: the clean line with its totals and case count ("... (6 allocations, 6 frees in
 // 1000 cases)"), or "SUMMARY: devplan: fuzz case 17 failed (cleanup); replay: devplan fuzz ...".
-std::string fuzz_summary_line(const CampaignResult& result, uint64_t seed, const std::string& replay);
+std::string fuzz_summary_line(const CampaignResult& result, uint64_t seed,
+                              const std::string& replay);
 
 }  // namespace devplan::harness

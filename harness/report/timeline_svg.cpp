@@ -36,7 +36,8 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
   }
   // Each line runs to the last event, and the top leaves a little room above the peak.
   for (auto& [device, points] : series) {
-    if (points.back().first != events.size()) points.emplace_back(events.size(), points.back().second);
+    if (points.back().first != events.size())
+      points.emplace_back(events.size(), points.back().second);
   }
   peak += peak / 10 + 1;
   const double n = std::max<size_t>(1, events.size());
@@ -64,16 +65,19 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
   double legend_y = kTop + 10;
   for (const auto& [device, points] : series) {
     const std::string name = device.to_string();
-    svg << "<polyline class=\"device-line\" data-device=\"" << xml_escape(name) << "\" fill=\"none\" stroke=\""
-        << device_colour(name) << "\" stroke-width=\"2\" points=\"";
+    svg << "<polyline class=\"device-line\" data-device=\"" << xml_escape(name)
+        << "\" fill=\"none\" stroke=\"" << device_colour(name) << "\" stroke-width=\"2\" points=\"";
     for (size_t k = 0; k < points.size(); ++k) {
       // A step line: hold the previous level until the event, then jump.
-      if (k > 0) svg << svg_number(x_of(points[k].first)) << "," << svg_number(y_of(points[k - 1].second)) << " ";
+      if (k > 0)
+        svg << svg_number(x_of(points[k].first)) << "," << svg_number(y_of(points[k - 1].second))
+            << " ";
       svg << svg_number(x_of(points[k].first)) << "," << svg_number(y_of(points[k].second)) << " ";
     }
     svg << "\"><title>" << xml_escape_text(name) << "</title></polyline>\n";
     svg << "<text x=\"" << svg_number(kLeft + kWidth + 10) << "\" y=\"" << svg_number(legend_y)
-        << "\" font-size=\"11\" fill=\"" << device_colour(name) << "\">" << xml_escape_text(name) << "</text>\n";
+        << "\" font-size=\"11\" fill=\"" << device_colour(name) << "\">" << xml_escape_text(name)
+        << "</text>\n";
     legend_y += 14;
   }
   for (size_t i = 0; i < events.size(); ++i) {
@@ -99,8 +103,9 @@ std::string timeline_svg(const std::string& title, const std::vector<AllocationE
     {
       const size_t i = found->second;
       svg << "<circle class=\"leak\" cx=\"" << svg_number(x_of(i + 1)) << "\" cy=\""
-          << svg_number(y_of(0) - 6) << "\" r=\"5\" fill=\"red\"><title>leak: "
-          << xml_escape_text(format_allocation(leak)) << "</title></circle>\n";
+          << svg_number(y_of(0) - 6)
+          << "\" r=\"5\" fill=\"red\"><title>leak: " << xml_escape_text(format_allocation(leak))
+          << "</title></circle>\n";
     }
   }
   svg << "</svg>\n";

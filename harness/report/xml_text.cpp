@@ -70,15 +70,32 @@ std::string escape(std::string_view text, bool literal_tab_and_lf) {
       out += kReplacement;
     } else {
       switch (d.code_point) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        case '\t': out += literal_tab_and_lf ? "\t" : "&#9;"; break;
-        case '\n': out += literal_tab_and_lf ? "\n" : "&#10;"; break;
-        case '\r': out += "&#13;"; break;
-        default: out.append(text.substr(at, d.length));
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&#39;";
+          break;
+        case '\t':
+          out += literal_tab_and_lf ? "\t" : "&#9;";
+          break;
+        case '\n':
+          out += literal_tab_and_lf ? "\n" : "&#10;";
+          break;
+        case '\r':
+          out += "&#13;";
+          break;
+        default:
+          out.append(text.substr(at, d.length));
       }
     }
     at += d.length;

@@ -143,10 +143,11 @@ Result<std::vector<uint8_t>> build_corrupted_program(const ProgramScenario& scen
                                                      const Corruption& c) {
   if (!corruption_applies(scenario, c)) {
     return Error(ErrorCode::InvalidArgument,
-                 "corruption " + describe_corruption(scenario, c) + " does not apply: the method has no " +
+                 "corruption " + describe_corruption(scenario, c) +
+                     " does not apply: the method has no " +
                      (c.kind == CorruptionKind::TensorDeviceMismatch ? "tensors in device buffers"
-                      : corruption_targets_tensor(c.kind)           ? "tensors"
-                                                                    : "buffers"));
+                      : corruption_targets_tensor(c.kind)            ? "tensors"
+                                                                     : "buffers"));
   }
   const size_t mi = c.method % scenario.methods.size();
   ProgramScenario s = scenario;
@@ -175,7 +176,8 @@ Result<std::vector<uint8_t>> build_corrupted_program(const ProgramScenario& scen
     case CorruptionKind::DuplicateDeviceEntry: {
       std::vector<RawBufferDevice> entries = natural_entries(m, static_cast<int64_t>(b));
       const Device d = m.buffers[b].device.is_cpu() ? Device::cuda(0) : m.buffers[b].device;
-      const RawBufferDevice dup = entry(static_cast<int64_t>(b) + 1, static_cast<int>(d.type), d.index);
+      const RawBufferDevice dup =
+          entry(static_cast<int64_t>(b) + 1, static_cast<int>(d.type), d.index);
       entries.push_back(dup);
       entries.push_back(dup);
       mb.set_raw_buffer_devices(std::move(entries));
@@ -201,13 +203,15 @@ Result<std::vector<uint8_t>> build_corrupted_program(const ProgramScenario& scen
     }
     case CorruptionKind::UnknownDeviceType: {
       std::vector<RawBufferDevice> entries = natural_entries(m, static_cast<int64_t>(b));
-      entries.push_back(entry(static_cast<int64_t>(b) + 1, static_cast<int>(std::min<int64_t>(2 + amount, 127)), 0));
+      entries.push_back(entry(static_cast<int64_t>(b) + 1,
+                              static_cast<int>(std::min<int64_t>(2 + amount, 127)), 0));
       mb.set_raw_buffer_devices(std::move(entries));
       break;
     }
     case CorruptionKind::NegativeDeviceIndex: {
       std::vector<RawBufferDevice> entries = natural_entries(m, static_cast<int64_t>(b));
-      entries.push_back(entry(static_cast<int64_t>(b) + 1, kCuda, static_cast<int>(std::max<int64_t>(-1 - amount, -128))));
+      entries.push_back(entry(static_cast<int64_t>(b) + 1, kCuda,
+                              static_cast<int>(std::max<int64_t>(-1 - amount, -128))));
       mb.set_raw_buffer_devices(std::move(entries));
       break;
     }
@@ -222,13 +226,15 @@ Result<std::vector<uint8_t>> build_corrupted_program(const ProgramScenario& scen
     }
     case CorruptionKind::MemoryIdPastEnd: {
       RawTensorFields fields;
-      fields.memory_id = static_cast<uint32_t>(std::min<int64_t>(static_cast<int64_t>(nb) + 1 + amount, UINT32_MAX));
+      fields.memory_id = static_cast<uint32_t>(
+          std::min<int64_t>(static_cast<int64_t>(nb) + 1 + amount, UINT32_MAX));
       mb.set_raw_tensor_fields(m.tensor_value_index(t), fields);
       break;
     }
     case CorruptionKind::NegativeBufferSize: {
       std::vector<int64_t> sizes = {0};
-      for (const ScenarioBuffer& buffer : m.buffers) sizes.push_back(static_cast<int64_t>(buffer.size));
+      for (const ScenarioBuffer& buffer : m.buffers)
+        sizes.push_back(static_cast<int64_t>(buffer.size));
       sizes[b + 1] = -1 - amount;
       mb.set_raw_buffer_sizes(std::move(sizes));
       break;

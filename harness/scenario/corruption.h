@@ -38,7 +38,7 @@ enum class CorruptionKind : uint8_t {
   MemoryIdZero,          // allocation_info.memory_id 0
   MemoryIdPastEnd,       // memory_id num_buffers + 1 + amount
   // buffer sizes:
-  NegativeBufferSize,    // the target buffer's size written as -(1 + amount)
+  NegativeBufferSize,  // the target buffer's size written as -(1 + amount)
 };
 
 // "duplicate_device_entry", "buffer_idx_zero", ... (snake case of the enumerator).

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <runtime_ext/core/alignment.h>
+#include <runtime_ext/core/text_join.h>
 
 namespace devplan {
 namespace {
@@ -14,21 +15,11 @@ std::string format_double(double v) {
   return std::string(buf, r.ptr);
 }
 
-template <typename T, typename F>
-std::string join(const std::vector<T>& items, F format) {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) s += ", ";
-    s += format(items[i]);
-  }
-  return s;
-}
-
 std::string tensor_name(int32_t t) { return "t" + std::to_string(t); }
 std::string value_name(int32_t v) { return "v" + std::to_string(v); }
 
 std::string shape_text(const std::vector<int32_t>& shape) {
-  return "[" + join(shape, [](int32_t d) { return std::to_string(d); }) + "]";
+  return "[" + join(shape, ", ", [](int32_t d) { return std::to_string(d); }) + "]";
 }
 
 std::string describe_value(const ScenarioValue& v) {
@@ -43,28 +34,29 @@ std::string describe_value(const ScenarioValue& v) {
     case ScenarioValueKind::Double:
       return s + " " + format_double(v.double_value);
     case ScenarioValueKind::IntList:
-      return s + " [" + join(v.int_list, [](int64_t x) { return std::to_string(x); }) + "]";
+      return s + " [" + join(v.int_list, ", ", [](int64_t x) { return std::to_string(x); }) + "]";
     case ScenarioValueKind::DoubleList:
-      return s + " [" + join(v.double_list, format_double) + "]";
+      return s + " [" + join(v.double_list, ", ", format_double) + "]";
     case ScenarioValueKind::BoolList:
-      return s + " [" + join(v.bool_list, [](bool b) { return std::string(b ? "true" : "false"); }) +
+      return s + " [" +
+             join(v.bool_list, ", ", [](bool b) { return std::string(b ? "true" : "false"); }) +
              "]";
     case ScenarioValueKind::TensorList:
-      return s + " [" + join(v.tensor_list, tensor_name) + "]";
+      return s + " [" + join(v.tensor_list, ", ", tensor_name) + "]";
   }
   return s;
 }
 
 std::string describe_instruction(const ScenarioInstruction& in) {
   const std::vector<int32_t>& t = in.tensors;
-  const std::string op = scenario_op_name(in.op);
+  std::string op = scenario_op_name(in.op);
   switch (in.op) {
     case ScenarioOp::Add:
     case ScenarioOp::Mul:
     case ScenarioOp::DelegateAdd: {
       // (a, b[, alpha vN]) -> out, tolerating malformed operand lists.
       std::vector<int32_t> ins(t.begin(), t.end() - (t.empty() ? 0 : 1));
-      std::string s = op + "(" + join(ins, tensor_name);
+      std::string s = op + "(" + join(ins, ", ", tensor_name);
       for (int32_t v : in.values) s += ", alpha " + value_name(v);
       s += ")";
       if (!t.empty()) s += " -> " + tensor_name(t.back());
@@ -73,12 +65,12 @@ std::string describe_instruction(const ScenarioInstruction& in) {
     case ScenarioOp::CopyH2D:
     case ScenarioOp::CopyD2H: {
       std::vector<int32_t> ins(t.begin(), t.end() - (t.empty() ? 0 : 1));
-      std::string s = op + "(" + join(ins, tensor_name) + ")";
+      std::string s = op + "(" + join(ins, ", ", tensor_name) + ")";
       if (!t.empty()) s += " -> " + tensor_name(t.back());
       return s;
     }
     case ScenarioOp::Move: {
-      if (in.values.size() != 2) return op + " " + join(in.values, value_name);
+      if (in.values.size() != 2) return op + " " + join(in.values, ", ", value_name);
       return op + " " + value_name(in.values[0]) + " -> " + value_name(in.values[1]);
     }
     case ScenarioOp::Free: {
@@ -211,7 +203,8 @@ class MethodValidator {
       const Device d = m_.buffers[b].device;
       const bool ok = (d.type == DeviceType::CPU && d.index == 0) ||
                       (d.type == DeviceType::CUDA && d.index >= 0);
-      if (!ok) return fail("buffer " + std::to_string(b) + " is on unsupported device " + d.to_string());
+      if (!ok)
+        return fail("buffer " + std::to_string(b) + " is on unsupported device " + d.to_string());
     }
     for (size_t t = 0; t < m_.tensors.size(); ++t) DEVPLAN_RETURN_IF_ERROR(check_tensor(t));
     for (size_t v = 0; v < m_.values.size(); ++v) {
@@ -224,8 +217,9 @@ class MethodValidator {
     }
     for (size_t i = 0; i < m_.instructions.size(); ++i) {
       Error err = check_instruction(m_.instructions[i]);
-      if (!err.ok()) return fail("instruction " + std::to_string(i) + " (" +
-                                 scenario_op_name(m_.instructions[i].op) + "): " + err.message());
+      if (!err.ok())
+        return fail("instruction " + std::to_string(i) + " (" +
+                    scenario_op_name(m_.instructions[i].op) + "): " + err.message());
     }
     for (int32_t t : m_.inputs) {
       if (!is_tensor(t)) return fail("input " + std::to_string(t) + " is not a tensor");
@@ -270,7 +264,9 @@ class MethodValidator {
     return Error::success();
   }
 
-  static Error bad(const std::string& message) { return Error(ErrorCode::InvalidArgument, message); }
+  static Error bad(const std::string& message) {
+    return Error(ErrorCode::InvalidArgument, message);
+  }
 
   Error same_type(int32_t a, int32_t b) const {
     const ScenarioTensor& x = m_.tensors[a];
@@ -285,7 +281,8 @@ class MethodValidator {
 
   Error tensor_count(const ScenarioInstruction& in, size_t n) const {
     if (in.tensors.size() != n) {
-      return bad("expected " + std::to_string(n) + " tensors, got " + std::to_string(in.tensors.size()));
+      return bad("expected " + std::to_string(n) + " tensors, got " +
+                 std::to_string(in.tensors.size()));
     }
     for (int32_t t : in.tensors) {
       if (!is_tensor(t)) return bad("tensor " + std::to_string(t) + " does not exist");
@@ -300,18 +297,21 @@ class MethodValidator {
         DEVPLAN_RETURN_IF_ERROR(tensor_count(in, 3));
         for (int32_t t : in.tensors) {
           if (!m_.tensor_device(t).is_cpu()) {
-            return bad(tensor_name(t) + " is on " + m_.tensor_device(t).to_string() + ", not the host");
+            return bad(tensor_name(t) + " is on " + m_.tensor_device(t).to_string() +
+                       ", not the host");
           }
         }
         DEVPLAN_RETURN_IF_ERROR(same_type(in.tensors[0], in.tensors[1]));
         DEVPLAN_RETURN_IF_ERROR(same_type(in.tensors[0], in.tensors[2]));
         const ScalarType dtype = m_.tensors[in.tensors[0]].dtype;
-        if (!is_kernel_dtype(dtype)) return bad("dtype " + scalar_type_name(dtype) + " has no kernel");
+        if (!is_kernel_dtype(dtype))
+          return bad("dtype " + scalar_type_name(dtype) + " has no kernel");
         if (in.op == ScenarioOp::Mul) {
           if (!in.values.empty()) return bad("mul takes no values");
           return Error::success();
         }
-        if (in.values.size() != 1 || !is_value(in.values[0])) return bad("add needs one alpha value");
+        if (in.values.size() != 1 || !is_value(in.values[0]))
+          return bad("add needs one alpha value");
         const ScenarioValueKind kind = m_.values[in.values[0]].kind;
         const bool floating = dtype == ScalarType::Float || dtype == ScalarType::Double;
         if (kind != ScenarioValueKind::Int && !(floating && kind == ScenarioValueKind::Double)) {
@@ -328,9 +328,11 @@ class MethodValidator {
         const int32_t host = in.tensors[h2d ? 0 : 1];
         const int32_t device = in.tensors[h2d ? 1 : 0];
         if (!m_.tensor_device(host).is_cpu()) {
-          return bad(tensor_name(host) + " is on " + m_.tensor_device(host).to_string() + ", not the host");
+          return bad(tensor_name(host) + " is on " + m_.tensor_device(host).to_string() +
+                     ", not the host");
         }
-        if (m_.tensor_device(device).is_cpu()) return bad(tensor_name(device) + " is not on a device");
+        if (m_.tensor_device(device).is_cpu())
+          return bad(tensor_name(device) + " is not on a device");
         return same_type(in.tensors[0], in.tensors[1]);
       }
       case ScenarioOp::DelegateAdd: {
@@ -347,7 +349,8 @@ class MethodValidator {
         DEVPLAN_RETURN_IF_ERROR(same_type(in.tensors[0], in.tensors[1]));
         DEVPLAN_RETURN_IF_ERROR(same_type(in.tensors[0], in.tensors[2]));
         const ScalarType dtype = m_.tensors[in.tensors[0]].dtype;
-        if (!is_kernel_dtype(dtype)) return bad("dtype " + scalar_type_name(dtype) + " has no kernel");
+        if (!is_kernel_dtype(dtype))
+          return bad("dtype " + scalar_type_name(dtype) + " has no kernel");
         return Error::success();
       }
       case ScenarioOp::Move: {
@@ -356,15 +359,19 @@ class MethodValidator {
           return bad("move needs two existing values");
         }
         if (m_.values[in.values[0]].kind != m_.values[in.values[1]].kind) {
-          return bad("moves " + std::string(scenario_value_kind_name(m_.values[in.values[0]].kind)) +
+          return bad("moves " +
+                     std::string(scenario_value_kind_name(m_.values[in.values[0]].kind)) +
                      " into " + scenario_value_kind_name(m_.values[in.values[1]].kind));
         }
         return Error::success();
       }
       case ScenarioOp::Free: {
-        const bool one_tensor = in.tensors.size() == 1 && in.values.empty() && is_tensor(in.tensors[0]);
-        const bool one_value = in.values.size() == 1 && in.tensors.empty() && is_value(in.values[0]);
-        if (!one_tensor && !one_value) return bad("free needs exactly one existing tensor or value");
+        const bool one_tensor =
+            in.tensors.size() == 1 && in.values.empty() && is_tensor(in.tensors[0]);
+        const bool one_value =
+            in.values.size() == 1 && in.tensors.empty() && is_value(in.values[0]);
+        if (!one_tensor && !one_value)
+          return bad("free needs exactly one existing tensor or value");
         return Error::success();
       }
     }
@@ -377,7 +384,8 @@ class MethodValidator {
 }  // namespace
 
 Error validate_program_scenario(const ProgramScenario& scenario) {
-  if (scenario.methods.empty()) return Error(ErrorCode::InvalidArgument, "the program has no methods");
+  if (scenario.methods.empty())
+    return Error(ErrorCode::InvalidArgument, "the program has no methods");
   std::set<std::string> names;
   for (size_t i = 0; i < scenario.methods.size(); ++i) {
     const MethodScenario& m = scenario.methods[i];
@@ -424,10 +432,10 @@ std::string describe_method_scenario(const MethodScenario& m) {
     s += "\n";
   }
   if (!m.instructions.empty()) {
-    s += "  instructions: " + join(m.instructions, describe_instruction) + "\n";
+    s += "  instructions: " + join(m.instructions, ", ", describe_instruction) + "\n";
   }
-  if (!m.inputs.empty()) s += "  inputs: " + join(m.inputs, tensor_name) + "\n";
-  if (!m.outputs.empty()) s += "  outputs: " + join(m.outputs, tensor_name) + "\n";
+  if (!m.inputs.empty()) s += "  inputs: " + join(m.inputs, ", ", tensor_name) + "\n";
+  if (!m.outputs.empty()) s += "  outputs: " + join(m.outputs, ", ", tensor_name) + "\n";
   return s;
 }
 

@@ -56,8 +56,7 @@ struct ScenarioTensor {
   uint64_t offset = 0;
 
   friend bool operator==(const ScenarioTensor& a, const ScenarioTensor& b) {
-    return a.dtype == b.dtype && a.shape == b.shape && a.buffer == b.buffer &&
-           a.offset == b.offset;
+    return a.dtype == b.dtype && a.shape == b.shape && a.buffer == b.buffer && a.offset == b.offset;
   }
 };
 
@@ -118,8 +117,8 @@ struct MethodScenario {
   std::vector<ScenarioTensor> tensors;
   std::vector<ScenarioValue> values;
   std::vector<ScenarioInstruction> instructions;  // one chain, in order
-  std::vector<int32_t> inputs;   // tensor indices
-  std::vector<int32_t> outputs;  // tensor indices
+  std::vector<int32_t> inputs;                    // tensor indices
+  std::vector<int32_t> outputs;                   // tensor indices
 
   // The program value index of tensor `t` / of scenario value `v`.
   int32_t tensor_value_index(size_t t) const { return static_cast<int32_t>(t); }

@@ -10,9 +10,9 @@
 namespace devplan {
 namespace {
 
-
 bool supported_device(Device d) {
-  return (d.type == DeviceType::CPU && d.index == 0) || (d.type == DeviceType::CUDA && d.index >= 0);
+  return (d.type == DeviceType::CPU && d.index == 0) ||
+         (d.type == DeviceType::CUDA && d.index >= 0);
 }
 
 bool same_type(const ScenarioTensor& a, const ScenarioTensor& b) {
@@ -61,7 +61,9 @@ class OperandPicker {
       case ScenarioOp::CopyH2D:
       case ScenarioOp::CopyD2H: {
         const std::vector<int32_t> device_cands = tensors([&](int32_t t) {
-          return !host(t) && !tensors([&](int32_t h) { return host(h) && same_type(tensor(h), tensor(t)); }).empty();
+          return !host(t) && !tensors([&](int32_t h) {
+                                return host(h) && same_type(tensor(h), tensor(t));
+                              }).empty();
         });
         if (device_cands.empty()) return false;
         const int32_t dev = pick(device_cands, c[0]);
@@ -118,7 +120,8 @@ class OperandPicker {
   const MethodScenario& m_;
 };
 
-std::vector<int32_t> resolve_tensor_choices(const std::vector<uint32_t>& choices, size_t num_tensors) {
+std::vector<int32_t> resolve_tensor_choices(const std::vector<uint32_t>& choices,
+                                            size_t num_tensors) {
   std::vector<int32_t> out;
   if (num_tensors == 0) return out;
   for (uint32_t c : choices) {
@@ -241,15 +244,16 @@ ProgramScenario resolve_program_draft(const ProgramDraft& draft) {
 ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
   SplitMix64 rng(seed);
   ProgramDraft draft;
-  const size_t num_methods = rng.between(std::max<size_t>(o.min_methods, 1),
-                                         std::max(o.max_methods, std::max<size_t>(o.min_methods, 1)));
+  const size_t num_methods =
+      rng.between(std::max<size_t>(o.min_methods, 1),
+                  std::max(o.max_methods, std::max<size_t>(o.min_methods, 1)));
   for (size_t i = 0; i < num_methods; ++i) {
     MethodDraft m;
     m.name = scenario_method_name(i);
 
     // Buffers: some methods have a few, others up to max_buffers.
     const uint64_t scale = rng.below(4);
-    const size_t max_buffers = scale == 0 ? std::min<size_t>(o.max_buffers, 2)
+    const size_t max_buffers = scale == 0   ? std::min<size_t>(o.max_buffers, 2)
                                : scale == 1 ? std::min<size_t>(o.max_buffers, 8)
                                             : o.max_buffers;
     const size_t num_buffers = rng.between(0, max_buffers);
@@ -280,9 +284,8 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
       type.dtype = o.dtypes.empty() ? ScalarType::Float : o.dtypes[rng.below(o.dtypes.size())];
       const size_t rank = rng.between(0, o.max_rank);
       for (size_t d = 0; d < rank; ++d) {
-        type.shape.push_back(rng.below(16) == 0
-                                 ? 0
-                                 : static_cast<int32_t>(rng.between(1, std::max(o.max_dim, 1))));
+        type.shape.push_back(
+            rng.below(16) == 0 ? 0 : static_cast<int32_t>(rng.between(1, std::max(o.max_dim, 1))));
       }
       m.types.push_back(type);
     }
@@ -299,9 +302,9 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
     for (size_t v = 0; v < num_values; ++v) {
       // Weights: Int 3, Double 2, every other kind 1.
       static const ScenarioValueKind kKinds[] = {
-          ScenarioValueKind::Int,      ScenarioValueKind::Int,        ScenarioValueKind::Int,
-          ScenarioValueKind::Double,   ScenarioValueKind::Double,     ScenarioValueKind::Null,
-          ScenarioValueKind::Bool,     ScenarioValueKind::IntList,    ScenarioValueKind::DoubleList,
+          ScenarioValueKind::Int,      ScenarioValueKind::Int,       ScenarioValueKind::Int,
+          ScenarioValueKind::Double,   ScenarioValueKind::Double,    ScenarioValueKind::Null,
+          ScenarioValueKind::Bool,     ScenarioValueKind::IntList,   ScenarioValueKind::DoubleList,
           ScenarioValueKind::BoolList, ScenarioValueKind::TensorList};
       ScenarioValue value;
       value.kind = kKinds[rng.below(sizeof(kKinds) / sizeof(kKinds[0]))];
@@ -319,7 +322,8 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
           value.double_value = (static_cast<double>(rng.between(0, 16)) - 8.0) / 4.0;
           break;
         case ScenarioValueKind::IntList:
-          for (size_t k = 0; k < len; ++k) value.int_list.push_back(static_cast<int64_t>(rng.next()));
+          for (size_t k = 0; k < len; ++k)
+            value.int_list.push_back(static_cast<int64_t>(rng.next()));
           break;
         case ScenarioValueKind::DoubleList:
           for (size_t k = 0; k < len; ++k) {
@@ -330,7 +334,8 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
           for (size_t k = 0; k < len; ++k) value.bool_list.push_back(rng.below(2) == 1);
           break;
         case ScenarioValueKind::TensorList:
-          for (size_t k = 0; k < len; ++k) value.tensor_list.push_back(static_cast<int32_t>(rng.choice() >> 1));
+          for (size_t k = 0; k < len; ++k)
+            value.tensor_list.push_back(static_cast<int32_t>(rng.choice() >> 1));
           break;
       }
       m.values.push_back(value);
@@ -341,10 +346,12 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
     for (size_t k = 0; k < num_instructions; ++k) {
       // Weights: add 3, mul 2, h2d 3, d2h 3, delegate 3, move 1, free 1.
       static const ScenarioOp kOps[] = {
-          ScenarioOp::Add,         ScenarioOp::Add,         ScenarioOp::Add,     ScenarioOp::Mul,
-          ScenarioOp::Mul,         ScenarioOp::CopyH2D,     ScenarioOp::CopyH2D, ScenarioOp::CopyH2D,
-          ScenarioOp::CopyD2H,     ScenarioOp::CopyD2H,     ScenarioOp::CopyD2H, ScenarioOp::DelegateAdd,
-          ScenarioOp::DelegateAdd, ScenarioOp::DelegateAdd, ScenarioOp::Move,    ScenarioOp::Free};
+          ScenarioOp::Add,         ScenarioOp::Add,         ScenarioOp::Add,
+          ScenarioOp::Mul,         ScenarioOp::Mul,         ScenarioOp::CopyH2D,
+          ScenarioOp::CopyH2D,     ScenarioOp::CopyH2D,     ScenarioOp::CopyD2H,
+          ScenarioOp::CopyD2H,     ScenarioOp::CopyD2H,     ScenarioOp::DelegateAdd,
+          ScenarioOp::DelegateAdd, ScenarioOp::DelegateAdd, ScenarioOp::Move,
+          ScenarioOp::Free};
       InstructionDraft d;
       d.op = kOps[rng.below(sizeof(kOps) / sizeof(kOps[0]))];
       for (uint32_t& c : d.choices) c = rng.choice();

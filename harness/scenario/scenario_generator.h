@@ -33,7 +33,7 @@ namespace devplan {
 struct ScenarioOptions {
   size_t min_methods = 1;
   size_t max_methods = 4;
-  size_t max_buffers = 32;                  // per method
+  size_t max_buffers = 32;                        // per method
   uint64_t max_buffer_bytes = uint64_t{1} << 20;  // the largest "large" buffer
   // Where buffers may be placed (each buffer picks one uniformly).
   std::vector<Device> devices = {Device::cpu(), Device::cuda(0), Device::cuda(1), Device::cuda(2),
@@ -42,7 +42,7 @@ struct ScenarioOptions {
   size_t max_tensor_types = 3;  // distinct (dtype, shape) pairs per method
   size_t max_rank = 3;
   int32_t max_dim = 4;
-  size_t max_tensors = 24;       // per method (before those that do not fit are dropped)
+  size_t max_tensors = 24;  // per method (before those that do not fit are dropped)
   size_t max_values = 8;
   size_t max_instructions = 16;  // per method (before those without operands are dropped)
   size_t max_inputs = 2;
@@ -110,7 +110,8 @@ MethodScenario resolve_method_draft(const MethodDraft& draft);
 ProgramScenario resolve_program_draft(const ProgramDraft& draft);
 
 // A draft drawn from `seed` within `options`. Deterministic and platform independent.
-ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& options = ScenarioOptions());
+ProgramDraft generate_program_draft(uint64_t seed,
+                                    const ScenarioOptions& options = ScenarioOptions());
 
 // resolve_program_draft(generate_program_draft(seed, options)).
 ProgramScenario generate_program_scenario(uint64_t seed,

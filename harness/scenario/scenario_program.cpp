@@ -57,7 +57,8 @@ void add_method(ProgramBuilder& builder, size_t method_index, const MethodScenar
   for (const ScenarioInstruction& in : m.instructions) {
     switch (in.op) {
       case ScenarioOp::Add:
-        mb.add_kernel_call("aten::add", "out", {tv(0, in), tv(1, in), vv(0, in), tv(2, in), tv(2, in)});
+        mb.add_kernel_call("aten::add", "out",
+                           {tv(0, in), tv(1, in), vv(0, in), tv(2, in), tv(2, in)});
         break;
       case ScenarioOp::Mul:
         mb.add_kernel_call("aten::mul", "out", {tv(0, in), tv(1, in), tv(2, in), tv(2, in)});
@@ -71,8 +72,9 @@ void add_method(ProgramBuilder& builder, size_t method_index, const MethodScenar
       case ScenarioOp::DelegateAdd: {
         const Device device = in.tensors.empty() ? Device::cpu() : m.tensor_device(in.tensors[0]);
         const std::string target = device.to_string();
-        const int32_t d = mb.add_delegate(kScenarioDelegateBackend, {'a', 'd', 'd'},
-                                          {{"target_device", std::vector<uint8_t>(target.begin(), target.end())}});
+        const int32_t d = mb.add_delegate(
+            kScenarioDelegateBackend, {'a', 'd', 'd'},
+            {{"target_device", std::vector<uint8_t>(target.begin(), target.end())}});
         mb.add_delegate_call(d, {tv(0, in), tv(1, in), tv(2, in)});
         break;
       }

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include <harness/scenario/program_scenario.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan {
 
@@ -40,8 +40,8 @@ struct TensorDeviceOverride {
 };
 
 // A builder holding every method of `scenario`, written as above, with `overrides` applied.
-ProgramBuilder make_scenario_program_builder(const ProgramScenario& scenario,
-                                             const std::vector<TensorDeviceOverride>& overrides = {});
+ProgramBuilder make_scenario_program_builder(
+    const ProgramScenario& scenario, const std::vector<TensorDeviceOverride>& overrides = {});
 
 // make_scenario_program_builder(scenario).build().
 std::vector<uint8_t> build_program(const ProgramScenario& scenario);

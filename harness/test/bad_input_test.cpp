@@ -50,7 +50,9 @@ void expect_clean_failure(const std::vector<std::string>& args, const ToolRun& r
     if (line.find(path) != std::string::npos && names_reason(line, reason)) found = line;
   }
   EXPECT_FALSE(found.empty()) << what << ": no line names '" << path << "' and '" << reason
-                              << "'\nstderr:\n" << r.err << "stdout:\n" << r.out;
+                              << "'\nstderr:\n"
+                              << r.err << "stdout:\n"
+                              << r.out;
 }
 
 // Each command with FILE in the place of its input.
@@ -75,9 +77,9 @@ std::vector<std::vector<std::string>> input_commands(const Scratch& s, const std
 }
 
 struct InputCase {
-  const char* name;          // the file's name in the scratch folder, or an absolute path
-  const char* reason;        // what the error line must say about it
-  const char* graph_reason;  // what `devplan plan` says, reading it as graph JSON
+  const char* name;               // the file's name in the scratch folder, or an absolute path
+  const char* reason;             // what the error line must say about it
+  const char* graph_reason;       // what `devplan plan` says, reading it as graph JSON
   const char* executorch_reason;  // what ExecuTorch's loader says, under --runtime executorch
 };
 
@@ -135,7 +137,8 @@ std::vector<std::vector<std::string>> output_commands(const std::string& program
       {"report", "--fuzz-cases", "0", "--junit", out, program},
       {"fuzz", "--cases", "1", "--junit", out},
   };
-  if (!folder_is_missing) commands.push_back({"report", "--fuzz-cases", "0", "--out", out, program});
+  if (!folder_is_missing)
+    commands.push_back({"report", "--fuzz-cases", "0", "--out", out, program});
   return commands;
 }
 
@@ -146,7 +149,8 @@ void check_output(const std::string& out_name, const std::string& reason, bool f
   std::ofstream(graph) << R"({"tensors": [{"id": "x", "dtype": "float32", "shape": [2]}],
                               "inputs": ["x"], "outputs": ["x"]})";
   const std::string out = out_name[0] == '/' ? out_name : s.path(out_name);
-  for (const std::vector<std::string>& args : output_commands(program, graph, out, folder_is_missing)) {
+  for (const std::vector<std::string>& args :
+       output_commands(program, graph, out, folder_is_missing)) {
     std::vector<std::string> with_report = args;
     if (args[0] == "report" && args[3] == "--junit") {  // keep the pictures in the scratch
       with_report.insert(with_report.begin() + 1, {"--out", s.path("report")});

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/plan_check.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/analysis/plan_check.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include "commands_test_support.h"
 
@@ -26,37 +26,6 @@ std::vector<uint8_t> device_add_with(int32_t value, uint64_t offset) {
   ProgramBuilder builder;
   builder.add_method(plan);
   return builder.build();
-}
-
-TEST(PlanCheckTest, LifetimesFollowTheRule) {
-  ProgramBuilder source = device_add_cuda0_program_builder();
-  int32_t steps = 0;
-  std::vector<ValueLifetime> life = value_lifetimes(source.method(0).plan(), &steps);
-  EXPECT_EQ(steps, 4);
-  // a: input, last use at the first h2d (step 0); b: input, used at step 1.
-  EXPECT_EQ(life[0].first, 0);
-  EXPECT_EQ(life[0].last, 0);
-  EXPECT_EQ(life[1].first, 0);
-  EXPECT_EQ(life[1].last, 1);
-  EXPECT_EQ(life[2].first, 0);  // a_dev: h2d out at 0, delegate input at 2
-  EXPECT_EQ(life[2].last, 2);
-  EXPECT_EQ(life[3].first, 1);
-  EXPECT_EQ(life[3].last, 2);
-  EXPECT_EQ(life[4].first, 2);  // the delegate's output, read by the d2h at 3
-  EXPECT_EQ(life[4].last, 3);
-  EXPECT_EQ(life[5].first, 3);  // the output lives to the end
-  EXPECT_EQ(life[5].last, 3);
-}
-
-TEST(PlanCheckTest, ReferenceProgramIsCleanWithItsLowerBounds) {
-  ProgramBuilder source = device_add_cuda0_program_builder();
-  MethodCheck c = check_method_plan(source.method(0).plan());
-  EXPECT_TRUE(c.overlaps.empty());
-  ASSERT_EQ(c.buffers.size(), 2u);
-  EXPECT_EQ(c.buffers[0].lower_bound, 32u);
-  EXPECT_EQ(c.buffers[0].size, 32u);
-  EXPECT_EQ(c.buffers[1].lower_bound, 48u);
-  EXPECT_EQ(c.buffers[1].device, Device::cuda(0));
 }
 
 TEST(CheckCommandTest, RealFilesCheckClean) {
@@ -81,7 +50,8 @@ TEST(CheckCommandTest, FindsAPlantedOverlap) {
   testing::CommandResult r = run(&check_command, {testing::temp_file(device_add_with(3, 0))});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.out, HasSubstr("  OVERLAP values 2 and 3 in buffer 1 share bytes [0, 16) during "
-                       "instructions 1..2 (value 2 at [0, 16), value 3 at [0, 16))\n")) << r.out;
+                               "instructions 1..2 (value 2 at [0, 16), value 3 at [0, 16))\n"))
+      << r.out;
   EXPECT_THAT(r.out, HasSubstr("result: 1 overlaps\n"));
 }
 
@@ -92,8 +62,12 @@ TEST(CheckCommandTest, PartialOverlapJson) {
       run(&check_command, {"--json", testing::temp_file(device_add_with(4, 8))});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.out, HasSubstr(R"("status":"overlap")"));
-  EXPECT_THAT(r.out, HasSubstr(R"("overlaps":[{"buffer":1,"values":[2,4],"bytes":[[0,16],[8,24]],"instructions":[2,2]},)"
-                       R"({"buffer":1,"values":[3,4],"bytes":[[16,32],[8,24]],"instructions":[2,2]}])")) << r.out;
+  EXPECT_THAT(
+      r.out,
+      HasSubstr(
+          R"("overlaps":[{"buffer":1,"values":[2,4],"bytes":[[0,16],[8,24]],"instructions":[2,2]},)"
+          R"({"buffer":1,"values":[3,4],"bytes":[[16,32],[8,24]],"instructions":[2,2]}])"))
+      << r.out;
 }
 
 TEST(CheckCommandTest, ReuseAfterLastUseIsNotAnOverlap) {
@@ -111,7 +85,6 @@ TEST(CheckCommandTest, BadInputs) {
   EXPECT_EQ(r.out.rfind(testing::json_header() + R"("error":{"code":"AccessFailed")", 0), 0u);
 }
 
-
 std::string upstream(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
 }
@@ -121,14 +94,17 @@ TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "file: " + upstream("transformer.pte") +
                        "\nmethod forward: 48 steps\n"
-                       "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 851968 B (832.0 KiB) (size/bound 1.240), 75 "
+                       "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 851968 B (832.0 KiB) "
+                       "(size/bound 1.240), 75 "
                        "planned tensors\nresult: clean\n");
-  testing::CommandResult json = testing::run(&check_command, {upstream("transformer.pte"), "--json"});
+  testing::CommandResult json =
+      testing::run(&check_command, {upstream("transformer.pte"), "--json"});
   EXPECT_THAT(json.out, HasSubstr(R"({"value":198,"base":191})")) << json.out;
 }
 
 TEST(CheckCommandTest, MutableBuffersLiveThroughoutAndInputsUntilTheirLastUse) {
-  testing::CommandResult r = testing::run(&check_command, {upstream("mutable_buffer.pte"), "--json"});
+  testing::CommandResult r =
+      testing::run(&check_command, {upstream("mutable_buffer.pte"), "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr(R"("aliases":[],"mutable_buffers":[0,1],"warnings":[])")) << r.out;
   ProgramBuilder source = device_add_cuda0_program_builder();
@@ -140,13 +116,15 @@ TEST(CheckCommandTest, LegacyDeviceTensorsAreWarningsNotFindings) {
   testing::CommandResult r =
       testing::run(&check_command, {upstream("device_legacy_no_device_planning.pte")});
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(r.out, "file: " + upstream("device_legacy_no_device_planning.pte") +
-                       "\nmethod forward: 1 steps\n"
-                       "  buffer 0: 384 B on cpu:0, lower bound 384 B (size/bound 1.000), 3 planned tensors\n"
-                       "  warning: value 0: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
-                       "  warning: value 1: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
-                       "  warning: value 2: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
-                       "result: clean\n");
+  EXPECT_EQ(
+      r.out,
+      "file: " + upstream("device_legacy_no_device_planning.pte") +
+          "\nmethod forward: 1 steps\n"
+          "  buffer 0: 384 B on cpu:0, lower bound 384 B (size/bound 1.000), 3 planned tensors\n"
+          "  warning: value 0: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
+          "  warning: value 1: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
+          "  warning: value 2: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
+          "result: clean\n");
 }
 
 TEST(CheckCommandTest, EveryRealExporterProgramChecksClean) {
@@ -157,44 +135,22 @@ TEST(CheckCommandTest, EveryRealExporterProgramChecksClean) {
   }
 }
 
-TEST(PlanCheckTest, AViewReadAfterItsBaseIsOverwrittenIsAnOverlap) {
-  // cpu: a [0,16) input; v = view of a (bytes [0,8), written by nothing); t = add(a, a) written
-  // into a's bytes at step 0; then v is read at step 1: its base a must still be live, so t
-  // overlapping a while v is in use is a real overlap.
-  ProgramBuilder builder;
-  MethodBuilder& m = builder.add_method("forward");
-  const uint32_t host = m.add_buffer(16);
-  const int32_t a = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {4}), host, 0);
-  const int32_t v = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2}), host, 0);
-  const int32_t t = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {4}), host, 0);
-  const int32_t u = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2}), host, 8);
-  const int32_t alpha = m.add_int(1);
-  m.add_chain();
-  m.add_kernel_call("aten::add", "out", {a, a, alpha, t, t});
-  m.add_kernel_call("aten::add", "out", {v, v, alpha, u, u});
-  m.set_inputs({a});
-  m.set_outputs({t, u});
-  const MethodCheck c = check_method_plan(builder.method(0).plan());
-  EXPECT_EQ(c.alias_of[v], a);
-  EXPECT_EQ(c.lifetimes[a].last, 1);  // kept alive by its view
-  ASSERT_FALSE(c.overlaps.empty());
-  EXPECT_EQ(c.overlaps[0].value_a, a);
-  EXPECT_EQ(c.overlaps[0].value_b, t);
-}
-
-
 // One method: a (host, input), d (cuda:0), e (cuda:1) in their own buffers, and `fill` adds the
 // instructions.
-std::vector<uint8_t> devices_program(const std::function<void(MethodBuilder&, int32_t, int32_t, int32_t, int32_t)>& fill) {
+std::vector<uint8_t> devices_program(
+    const std::function<void(MethodBuilder&, int32_t, int32_t, int32_t, int32_t)>& fill) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
   const uint32_t host = m.add_buffer(32);
   const uint32_t cuda0 = m.add_buffer(32, Device::cuda(0));
   const uint32_t cuda1 = m.add_buffer(16, Device::cuda(1));
   const int32_t a = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}), host, 0);
-  const int32_t d = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(0)), cuda0, 0);
-  const int32_t e = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(1)), cuda1, 0);
-  const int32_t i = m.add_planned_tensor(TensorSpec::of(ScalarType::Int, {2, 2}, Device::cuda(0)), cuda0, 16);
+  const int32_t d =
+      m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(0)), cuda0, 0);
+  const int32_t e =
+      m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(1)), cuda1, 0);
+  const int32_t i =
+      m.add_planned_tensor(TensorSpec::of(ScalarType::Int, {2, 2}, Device::cuda(0)), cuda0, 16);
   m.add_chain();
   fill(m, a, d, e, i);
   m.set_inputs({a});
@@ -202,35 +158,42 @@ std::vector<uint8_t> devices_program(const std::function<void(MethodBuilder&, in
 }
 
 TEST(CheckDevicesTest, AHostKernelOnDeviceMemoryIsAFinding) {
-  const std::string file = testing::temp_file(devices_program([](MethodBuilder& m, int32_t a, int32_t d, int32_t, int32_t) {
-    const int32_t alpha = m.add_int(1);
-    m.add_kernel_call("aten::add", "out", {a, d, alpha, d, d});
-  }));
+  const std::string file = testing::temp_file(
+      devices_program([](MethodBuilder& m, int32_t a, int32_t d, int32_t, int32_t) {
+        const int32_t alpha = m.add_int(1);
+        m.add_kernel_call("aten::add", "out", {a, d, alpha, d, d});
+      }));
   testing::CommandResult r = run(&check_command, {file});
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("  DEVICE instruction 0 (aten::add.out): value 1 is on cuda:0, a host kernel "
-                       "touches only host memory (cpu:0)\n"))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("  DEVICE instruction 0 (aten::add.out): value 1 is on cuda:0, a host kernel "
+                "touches only host memory (cpu:0)\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("result: 3 device violations\n")) << r.out;  // d thrice
 }
 
 TEST(CheckDevicesTest, CopiesGoTheirWayWithEqualDtypeAndSize) {
-  const std::string file = testing::temp_file(devices_program([](MethodBuilder& m, int32_t a, int32_t d, int32_t, int32_t i) {
-    const int32_t h2d = m.add_operator("et_copy::_h2d_copy", "out");
-    const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
-    m.add_kernel_call(h2d, {d, a, a});  // backwards
-    m.add_kernel_call(h2d, {a, i, i});  // float32 into int32, both 16 B
-    m.add_kernel_call(d2h, {d, a, a});  // fine
-  }));
+  const std::string file = testing::temp_file(
+      devices_program([](MethodBuilder& m, int32_t a, int32_t d, int32_t, int32_t i) {
+        const int32_t h2d = m.add_operator("et_copy::_h2d_copy", "out");
+        const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
+        m.add_kernel_call(h2d, {d, a, a});  // backwards
+        m.add_kernel_call(h2d, {a, i, i});  // float32 into int32, both 16 B
+        m.add_kernel_call(d2h, {d, a, a});  // fine
+      }));
   testing::CommandResult r = run(&check_command, {file, "--json"});
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_THAT(r.out, HasSubstr(R"("status":"device")")) << r.out;
-  EXPECT_THAT(r.out, HasSubstr(R"({"instruction":0,"operation":"et_copy::_h2d_copy.out","value":1,"message":)"
-                       R"("instruction 0 (et_copy::_h2d_copy.out): self value 1 is on cuda:0, a )"
-                       R"(host-to-device copy reads host memory"})"))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr(R"({"instruction":0,"operation":"et_copy::_h2d_copy.out","value":1,"message":)"
+                R"("instruction 0 (et_copy::_h2d_copy.out): self value 1 is on cuda:0, a )"
+                R"(host-to-device copy reads host memory"})"))
       << r.out;
-  EXPECT_THAT(r.out, HasSubstr(R"("instruction 0 (et_copy::_h2d_copy.out): out value 0 is on cpu:0, a )"
-                       R"(host-to-device copy writes a device")"))
+  EXPECT_THAT(r.out,
+              HasSubstr(R"("instruction 0 (et_copy::_h2d_copy.out): out value 0 is on cpu:0, a )"
+                        R"(host-to-device copy writes a device")"))
       << r.out;
   const std::string dtype_message =
       "\"instruction 1 (et_copy::_h2d_copy.out): self value 0 is float32 (16 B), out value 3 is "
@@ -240,28 +203,31 @@ TEST(CheckDevicesTest, CopiesGoTheirWayWithEqualDtypeAndSize) {
 }
 
 TEST(CheckDevicesTest, ADelegatesTensorsLiveOnItsTargetDevice) {
-  const std::string file = testing::temp_file(devices_program([](MethodBuilder& m, int32_t, int32_t d, int32_t e, int32_t) {
-    const int32_t add = m.add_delegate("DevplanDeviceBackend", {'a', 'd', 'd'},
-                                       {{"target_device", {'C', 'U', 'D', 'A', ':', '0'}}});
-    m.add_delegate_call(add, {d, e, d});
-  }));
+  const std::string file = testing::temp_file(
+      devices_program([](MethodBuilder& m, int32_t, int32_t d, int32_t e, int32_t) {
+        const int32_t add = m.add_delegate("DevplanDeviceBackend", {'a', 'd', 'd'},
+                                           {{"target_device", {'C', 'U', 'D', 'A', ':', '0'}}});
+        m.add_delegate_call(add, {d, e, d});
+      }));
   testing::CommandResult r = run(&check_command, {file});
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("  DEVICE instruction 0 (delegate DevplanDeviceBackend on cuda:0): value 2 is "
-                       "on cuda:1, the delegate's tensors live on cuda:0\n"))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("  DEVICE instruction 0 (delegate DevplanDeviceBackend on cuda:0): value 2 is "
+                "on cuda:1, the delegate's tensors live on cuda:0\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("result: 1 device violations\n")) << r.out;
 }
-
 
 // Every program of ExecuTorch 1.5.1's exporter passes inspect, check, simulate and report the
 // way ExecuTorch loads it (report lists methods devplan has no kernel or backend for as not run).
 TEST(RealExporterProgramsTest, PassInspectCheckSimulateAndReport) {
   std::vector<std::string> files;
-  for (const char* name : {"device_add.pte", "device_legacy_no_device_planning.pte", "device_mixed.pte",
-                           "device_skip_io.pte", "mlp.pte", "mutable_buffer.pte", "residual.pte",
-                           "transformer.pte"}) {
-    files.push_back(std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name);
+  for (const char* name :
+       {"device_add.pte", "device_legacy_no_device_planning.pte", "device_mixed.pte",
+        "device_skip_io.pte", "mlp.pte", "mutable_buffer.pte", "residual.pte", "transformer.pte"}) {
+    files.push_back(std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" +
+                    name);
   }
   for (const std::string& file : files) {
     for (testing::CommandFn command : {&inspect_command, &check_command, &simulate_command}) {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <harness/commands/plan_check.h>
 #include <harness/report/chrome_trace.h>
+#include <runtime_ext/analysis/plan_check.h>
 
 #include <fixtures/generator/fixture_programs.h>
 
@@ -200,8 +200,7 @@ TEST(ChromeTraceTest, EveryLeakOfTheLedgerIsMarkedAndRunsToTheEnd) {
   const Device cuda0 = Device::cuda(0);
   const std::vector<AllocationEvent> events = {
       allocate(cuda0, 8, 16, "a", 0x10),  // leaked
-      allocate(cuda0, 8, 16, "b", 0x20),
-      free_of(cuda0, 8, 0x20),
+      allocate(cuda0, 8, 16, "b", 0x20), free_of(cuda0, 8, 0x20),
       allocate(cuda0, 8, 16, "c", 0x20),  // the same address again, leaked
   };
   std::vector<AllocationRecord> leaks;
@@ -332,7 +331,7 @@ TEST(ChromeTraceTest, PlanTraceHasALanePerOverlapAndAnEventPerLiveTensor) {
   m.values[1] = planned(0, 0, 16, Device::cuda(1));
   m.values[2] = planned(0, 16, 32, Device::cuda(1));
   m.values[3] = planned(0, 0, 16, Device::cuda(1));
-  m.values[4] = planned(0, 20, 8, Device::cuda(1));  // a view into value 2
+  m.values[4] = planned(0, 20, 8, Device::cuda(1));   // a view into value 2
   m.values[5] = planned(0, 48, 16, Device::cuda(1));  // never used
   m.values[6] = planned(0, 0, 16, Device::cuda(1));
   m.values[6].tensor.storage = TensorStorage::RuntimeBound;  // not planned
@@ -356,7 +355,8 @@ TEST(ChromeTraceTest, PlanTraceHasALanePerOverlapAndAnEventPerLiveTensor) {
   nc.lifetimes = {{0, 0}};
   nc.alias_of = {-1};
 
-  const json doc = parse_trace(plan_trace("plan", {PlotMethod{&m, mc}, PlotMethod{&n, nc}}), "plan");
+  const json doc =
+      parse_trace(plan_trace("plan", {PlotMethod{&m, mc}, PlotMethod{&n, nc}}), "plan");
   // Devices cpu:0 (pid 1), cuda:0 (pid 2), cuda:1 (pid 3); tids from 4 in (method, buffer,
   // lane) order: m/0 lanes 4, 5, 6; m/1 7; n/0 8; n/1 9 (an empty buffer still has its lane).
   const json expected = R"JSON([
@@ -410,8 +410,8 @@ TEST(ChromeTraceTest, PlanTraceOfTheMultiDeviceFixture) {
   const MethodPlan plan = builder.method(0).plan();
   const MethodCheck check = check_method_plan(plan);
   ASSERT_EQ(check.num_steps, 8);
-  const json doc = parse_trace(plan_trace("multi_device.pte", {PlotMethod{&plan, check}}),
-                               "multi_device.pte");
+  const json doc =
+      parse_trace(plan_trace("multi_device.pte", {PlotMethod{&plan, check}}), "multi_device.pte");
   const json& events = doc["traceEvents"];
   expect_lanes_disjoint(events);
   expect_named_tracks(events);
@@ -443,10 +443,10 @@ TEST(ChromeTraceTest, PlanTraceOfTheMultiDeviceFixture) {
     const char* device;
   };
   const std::vector<Expected> expected = {
-      {0, 0, 1, 1, 4, 0, 0, "cpu:0"},  {1, 0, 6, 1, 5, 0, 16, "cpu:0"},
-      {5, 3, 2, 1, 4, 0, 0, "cpu:0"},  {9, 7, 1, 1, 4, 0, 0, "cpu:0"},
-      {2, 0, 3, 2, 6, 1, 0, "cuda:0"}, {3, 1, 2, 2, 7, 1, 16, "cuda:0"},
-      {4, 2, 2, 2, 8, 1, 32, "cuda:0"}, {6, 4, 3, 3, 9, 2, 0, "cuda:1"},
+      {0, 0, 1, 1, 4, 0, 0, "cpu:0"},    {1, 0, 6, 1, 5, 0, 16, "cpu:0"},
+      {5, 3, 2, 1, 4, 0, 0, "cpu:0"},    {9, 7, 1, 1, 4, 0, 0, "cpu:0"},
+      {2, 0, 3, 2, 6, 1, 0, "cuda:0"},   {3, 1, 2, 2, 7, 1, 16, "cuda:0"},
+      {4, 2, 2, 2, 8, 1, 32, "cuda:0"},  {6, 4, 3, 3, 9, 2, 0, "cuda:1"},
       {7, 5, 2, 3, 10, 2, 16, "cuda:1"}, {8, 6, 2, 3, 11, 2, 32, "cuda:1"},
   };
   std::vector<json> complete;
@@ -465,9 +465,9 @@ TEST(ChromeTraceTest, PlanTraceOfTheMultiDeviceFixture) {
     EXPECT_EQ(e["dur"], x.dur);
     EXPECT_EQ(e["pid"], x.pid);
     EXPECT_EQ(e["tid"], x.tid);
-    const json args = {{"method", "forward"}, {"buffer", x.buffer},   {"value", x.value},
-                       {"offset", x.offset},  {"bytes", 16},         {"dtype", "float32"},
-                       {"sizes", {2, 2}},     {"device", x.device},  {"first", x.ts},
+    const json args = {{"method", "forward"},     {"buffer", x.buffer}, {"value", x.value},
+                       {"offset", x.offset},      {"bytes", 16},        {"dtype", "float32"},
+                       {"sizes", {2, 2}},         {"device", x.device}, {"first", x.ts},
                        {"last", x.ts + x.dur - 1}};
     EXPECT_EQ(e["args"], args);
   }

@@ -17,15 +17,17 @@ namespace devplan::harness {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::run_tool;
 using testing::Scratch;
+using ::testing::StartsWith;
 using testing::ToolRun;
 
 const char* const kCommands[] = {"inspect", "simulate", "run",  "plan",  "replan",
                                  "check",   "plot",     "fuzz", "report"};
 
-std::string add_program() { return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/add.pte"; }
+std::string add_program() {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/add.pte";
+}
 std::string device_program() {
   return std::string(DEVPLAN_FIXTURE_PROGRAMS_DIR) + "/device_add_cuda0.pte";
 }
@@ -40,7 +42,8 @@ TEST(CliTest, HelpAndVersionExitZero) {
   Scratch s;
   ToolRun help = run_tool(s, {"--help"});
   EXPECT_EQ(help.exit_code, 0);
-  for (const char* command : kCommands) EXPECT_THAT(help.out, HasSubstr(std::string("  ") + command));
+  for (const char* command : kCommands)
+    EXPECT_THAT(help.out, HasSubstr(std::string("  ") + command));
   EXPECT_EQ(run_tool(s, {"help"}).out, help.out);
   ToolRun version = run_tool(s, {"--version"});
   EXPECT_EQ(version.exit_code, 0);
@@ -58,22 +61,29 @@ TEST(CliTest, UsageErrorsExitTwoWithOneLineSayingWhat) {
   Scratch s;
   ToolRun none = run_tool(s, {});
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_EQ(none.err, "devplan: A subcommand is required\nRun 'devplan --help' for the commands.\n");
+  EXPECT_EQ(none.err,
+            "devplan: A subcommand is required\nRun 'devplan --help' for the commands.\n");
   ToolRun unknown = run_tool(s, {"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err,
             "devplan: unknown command 'frobnicate'\nRun 'devplan --help' for the commands.\n");
   const std::pair<std::vector<std::string>, std::string> cases[] = {
-      {{"inspect", add_program(), "--json=1"}, "devplan inspect: json was given a disallowed flag override"},
+      {{"inspect", add_program(), "--json=1"},
+       "devplan inspect: json was given a disallowed flag override"},
       {{"fuzz", "--cases", "-1"},
-       "devplan fuzz: --cases: expects a whole decimal number in [0, 18446744073709551615], got '-1'"},
+       "devplan fuzz: --cases: expects a whole decimal number in [0, 18446744073709551615], got "
+       "'-1'"},
       {{"fuzz", "--cases", "0x10"},
-       "devplan fuzz: --cases: expects a whole decimal number in [0, 18446744073709551615], got '0x10'"},
-      {{"fuzz", "--seconds", "nan"}, "devplan fuzz: --seconds: expects a finite number above 0, got 'nan'"},
+       "devplan fuzz: --cases: expects a whole decimal number in [0, 18446744073709551615], got "
+       "'0x10'"},
+      {{"fuzz", "--seconds", "nan"},
+       "devplan fuzz: --seconds: expects a finite number above 0, got 'nan'"},
       {{"report", "--fuzz-cases", "-1", add_program()},
-       "devplan report: --fuzz-cases: expects a whole decimal number in [0, 18446744073709551615], got '-1'"},
+       "devplan report: --fuzz-cases: expects a whole decimal number in [0, 18446744073709551615], "
+       "got '-1'"},
       {{"simulate", add_program(), "--capacity", "cuda:0=12XB"},
-       "devplan simulate: --capacity: invalid byte size '12XB': unknown unit 'XB' (expected a whole "
+       "devplan simulate: --capacity: invalid byte size '12XB': unknown unit 'XB' (expected a "
+       "whole "
        "number of bytes with an optional unit: 4096, 512KiB, 64MB, 1GiB)"},
       {{"simulate", add_program(), "--fail-alloc", "1", "--fail-alloc", "2"},
        "devplan simulate: --fail-alloc: At Most 1 required but received 2"},
@@ -113,7 +123,8 @@ TEST(CliTest, SizesTakeUnits) {
   EXPECT_EQ(exact.exit_code, 0) << exact.out << exact.err;  // 0.046875 KiB is exactly 48 B
   ToolRun tight = run_tool(s, {"simulate", device_program(), "--capacity", "cuda:0=47B", "--json"});
   EXPECT_EQ(tight.exit_code, 1) << tight.out;
-  EXPECT_THAT(tight.out, HasSubstr(R"("failed_allocations":[{"seq":1,"device":"cuda:0","size":48,)"));
+  EXPECT_THAT(tight.out,
+              HasSubstr(R"("failed_allocations":[{"seq":1,"device":"cuda:0","size":48,)"));
 }
 
 TEST(CliTest, TracesOpenAsChromeTraceEventJson) {
@@ -165,7 +176,8 @@ TEST(CliTest, ReportJsonAndJunit) {
 
   tinyxml2::XMLDocument xml;
   ASSERT_EQ(xml.LoadFile(junit.c_str()), tinyxml2::XML_SUCCESS);
-  const tinyxml2::XMLElement* suite = xml.FirstChildElement("testsuites")->FirstChildElement("testsuite");
+  const tinyxml2::XMLElement* suite =
+      xml.FirstChildElement("testsuites")->FirstChildElement("testsuite");
   ASSERT_NE(suite, nullptr);
   EXPECT_EQ(suite->IntAttribute("tests"), 4);     // three programs and the fuzz campaign
   EXPECT_EQ(suite->IntAttribute("failures"), 1);  // text.pte
@@ -182,7 +194,8 @@ TEST(CliTest, FuzzShardsFromTheEnvironment) {
   ToolRun flag = run_tool(s, {"fuzz", "--cases", "3", "--json", "--shard", "0/2"});
   ::setenv("TEST_SHARD_INDEX", "9", 1);
   ToolRun bad = run_tool(s, {"fuzz", "--cases", "3"});
-  for (const char* name : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}) {
+  for (const char* name :
+       {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}) {
     ::unsetenv(name);
   }
   EXPECT_THAT(gtest.out, HasSubstr(R"("shard":"1/3")"));
@@ -197,7 +210,8 @@ TEST(CliTest, FuzzShardsFromTheEnvironment) {
 TEST(CliTest, AnOutputThatCannotBeWrittenKeepsTheReportAndTheFinding) {
   Scratch s;
   const std::string bad = s.path("no-such-folder/out.xml");
-  ToolRun r = run_tool(s, {"simulate", device_program(), "--inject-bug", "skip-free", "--junit", bad});
+  ToolRun r =
+      run_tool(s, {"simulate", device_program(), "--inject-bug", "skip-free", "--junit", bad});
   EXPECT_EQ(r.exit_code, 3);  // the leak is still the verdict
   EXPECT_THAT(r.out, HasSubstr("SUMMARY: devplan: 48 bytes leaked in 1 allocation\n"));
   EXPECT_EQ(r.err, "devplan simulate: AccessFailed: cannot write '" + bad +

@@ -2,11 +2,11 @@
 
 #include <harness/report/json_document.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace devplan::harness::testing {
 namespace {
@@ -49,7 +49,8 @@ std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suff
   std::string path = std::string(pattern) + suffix;
   std::rename(pattern, path.c_str());
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   temp_files().push_back(path);
   return path;
 }

@@ -19,7 +19,8 @@ using testing::run;
 // fuzz_command reads the sharding variables a test runner sets for this very binary; these
 // tests run the whole campaign, so they clear them.
 void clear_sharding_environment() {
-  for (const char* name : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}) {
+  for (const char* name :
+       {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}) {
     ::unsetenv(name);
   }
 }
@@ -28,7 +29,11 @@ TEST(FuzzCommandTest, CleanCampaignJsonSummary) {
   clear_sharding_environment();
   testing::CommandResult r = run(&fuzz_command, {"--cases", "60", "--seed", "5", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(r.out.rfind(testing::json_header() + R"("seed":5,"shard":"0/1","cases":60,"failures":0,"seconds":)", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(testing::json_header() +
+                            R"("seed":5,"shard":"0/1","cases":60,"failures":0,"seconds":)",
+                        0),
+            0u)
+      << r.out;
   EXPECT_THAT(r.out, HasSubstr(R"("cases_per_second":)"));
 }
 
@@ -50,8 +55,8 @@ TEST(FuzzCommandTest, ShardsSplitTheCampaignDeterministically) {
 TEST(FuzzCommandTest, InjectedLeakIsFoundMinimisedWrittenAndReplayable) {
   char dir_template[] = "/tmp/devplan_fuzz_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  testing::CommandResult r =
-      run(&fuzz_command, {"--cases", "50", "--seed", "3", "--inject-bug", "skip-free", "--out", dir});
+  testing::CommandResult r = run(
+      &fuzz_command, {"--cases", "50", "--seed", "3", "--inject-bug", "skip-free", "--out", dir});
   ASSERT_EQ(r.exit_code, 3) << r.out;
   // The first case with a device buffer fails; its minimised program is one device buffer.
   EXPECT_THAT(r.out, HasSubstr("(cleanup): leaked: #1 cuda:")) << r.out;
@@ -65,7 +70,8 @@ TEST(FuzzCommandTest, InjectedLeakIsFoundMinimisedWrittenAndReplayable) {
       r.out.substr(written_at + 11, r.out.find('\n', written_at) - written_at - 11);
 
   // The replay command reproduces the same failure...
-  const std::string case_text = r.out.substr(replay_at + 37, r.out.find(' ', replay_at + 37) - replay_at - 37);
+  const std::string case_text =
+      r.out.substr(replay_at + 37, r.out.find(' ', replay_at + 37) - replay_at - 37);
   testing::CommandResult again = run(&fuzz_command, {"--seed", "3", "--case", case_text,
                                                      "--inject-bug", "skip-free", "--out", dir});
   EXPECT_EQ(again.exit_code, 3);
@@ -78,11 +84,12 @@ TEST(FuzzCommandTest, InjectedLeakIsFoundMinimisedWrittenAndReplayable) {
 }
 
 TEST(FuzzCommandTest, InjectedDoubleFreeIsFound) {
-  testing::CommandResult r = run(&fuzz_command, {"--cases", "50", "--inject-bug", "double-free",
-                                                 "--out", "/tmp", "--json"});
+  testing::CommandResult r = run(
+      &fuzz_command, {"--cases", "50", "--inject-bug", "double-free", "--out", "/tmp", "--json"});
   ASSERT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.out, HasSubstr(R"("failures":1)"));
-  EXPECT_THAT(r.out, HasSubstr(R"("check":"cleanup","message":"misuse: double free of #1 cuda:)")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("check":"cleanup","message":"misuse: double free of #1 cuda:)"))
+      << r.out;
 }
 
 TEST(FuzzCommandTest, UsageErrors) {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include "commands_test_support.h"
 
@@ -18,28 +18,28 @@ using testing::run;
 TEST(InspectCommandTest, RealAddProgram) {
   testing::CommandResult r = run(&inspect_command, {real_program("add.pte")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "file: " + real_program("add.pte") + "\n"
-            "method forward: 4 values, 1 instructions, 1 planned buffers\n"
-            "  buffer 0: 48 B on cpu:0, 3 planned tensors, max end 36 B\n"
-            "  peak device bytes: none\n"
-            "  operators: aten::add.out\n"
-            "  delegates: none\n"
-            "  inputs:\n"
-            "    value 0: float32[1] on cpu:0 (4 B), planned\n"
-            "    value 1: float32[1] on cpu:0 (4 B), planned\n"
-            "  outputs:\n"
-            "    value 2: float32[1] on cpu:0 (4 B), planned\n");
+  EXPECT_EQ(r.out, "file: " + real_program("add.pte") +
+                       "\n"
+                       "method forward: 4 values, 1 instructions, 1 planned buffers\n"
+                       "  buffer 0: 48 B on cpu:0, 3 planned tensors, max end 36 B\n"
+                       "  peak device bytes: none\n"
+                       "  operators: aten::add.out\n"
+                       "  delegates: none\n"
+                       "  inputs:\n"
+                       "    value 0: float32[1] on cpu:0 (4 B), planned\n"
+                       "    value 1: float32[1] on cpu:0 (4 B), planned\n"
+                       "  outputs:\n"
+                       "    value 2: float32[1] on cpu:0 (4 B), planned\n");
 }
 
 TEST(InspectCommandTest, DeviceFixtureShowsBothBuffersAndTheDelegate) {
   testing::CommandResult r = run(&inspect_command, {fixture_program("device_add_cuda0")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
-                       "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"
-                       "  peak device bytes: cuda:0 48 B\n"
-                       "  operators: et_copy::_h2d_copy.out, et_copy::_d2h_copy.out\n"
-                       "  delegates: DeviceAddBackend\n"))
+                               "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"
+                               "  peak device bytes: cuda:0 48 B\n"
+                               "  operators: et_copy::_h2d_copy.out, et_copy::_d2h_copy.out\n"
+                               "  delegates: DeviceAddBackend\n"))
       << r.out;
 }
 
@@ -79,26 +79,29 @@ TEST(InspectCommandTest, UsageErrorsExitTwo) {
             "Run 'devplan inspect --help' for the options.\n");
 }
 
-
 TEST(InspectCommandJsonTest, RealAddProgramDocument) {
-  testing::CommandResult r = testing::run(&inspect_command, {testing::real_program("add.pte"), "--json"});
+  testing::CommandResult r =
+      testing::run(&inspect_command, {testing::real_program("add.pte"), "--json"});
   ASSERT_EQ(r.exit_code, 0);
-  const std::string tensor = R"("type":"Tensor","dtype":"float32","sizes":[1],"nbytes":4,"device":"cpu:0","storage":"planned"})";
-  EXPECT_EQ(r.out,
-            testing::json_header() + R"("file":")" + testing::real_program("add.pte") +
-                R"(","methods":[{"name":"forward","buffers":[{"index":0,"size":48,"device":"cpu:0","planned_tensors":3,"max_end":36}],"peak_device_bytes":{},"values":4,"instructions":1,"operators":["aten::add.out"],"delegates":[],"inputs":[{"value":0,)" +
-                tensor + R"(,{"value":1,)" + tensor + R"(],"outputs":[{"value":2,)" + tensor +
-                "],\"external\":[]}]}\n");
+  const std::string tensor =
+      R"("type":"Tensor","dtype":"float32","sizes":[1],"nbytes":4,"device":"cpu:0","storage":"planned"})";
+  EXPECT_EQ(
+      r.out,
+      testing::json_header() + R"("file":")" + testing::real_program("add.pte") +
+          R"(","methods":[{"name":"forward","buffers":[{"index":0,"size":48,"device":"cpu:0","planned_tensors":3,"max_end":36}],"peak_device_bytes":{},"values":4,"instructions":1,"operators":["aten::add.out"],"delegates":[],"inputs":[{"value":0,)" +
+          tensor + R"(,{"value":1,)" + tensor + R"(],"outputs":[{"value":2,)" + tensor +
+          "],\"external\":[]}]}\n");
 }
 
 TEST(InspectCommandJsonTest, ErrorDocument) {
   testing::CommandResult r = testing::run(&inspect_command, {"/nonexistent.pte", "--json"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out,
-            testing::json_header() + R"("error":{"code":"AccessFailed","message":"/nonexistent.pte: cannot open '/nonexistent.pte': No such file or directory"}})"
-            "\n");
+  EXPECT_EQ(
+      r.out,
+      testing::json_header() +
+          R"("error":{"code":"AccessFailed","message":"/nonexistent.pte: cannot open '/nonexistent.pte': No such file or directory"}})"
+          "\n");
 }
-
 
 // cpu_add with input b replaced by an external weight "linear.weight" (data in a .ptd file).
 std::vector<uint8_t> external_weight_program() {
@@ -122,23 +125,30 @@ TEST(InspectCommandTest, ExternalTensorsAreShownNotMislabelled) {
   const std::string file = testing::temp_file(external_weight_program());
   testing::CommandResult r = testing::run(&inspect_command, {file});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("  external:\n    value 1: float32[2, 2] on cpu:0 (16 B), external 'linear.weight' "
-                       "(data in a separate .ptd file, not planned)\n"))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("  external:\n    value 1: float32[2, 2] on cpu:0 (16 B), external 'linear.weight' "
+                "(data in a separate .ptd file, not planned)\n"))
       << r.out;
   testing::CommandResult json = testing::run(&inspect_command, {file, "--json"});
-  EXPECT_THAT(json.out, HasSubstr(R"("external":[{"value":1,"type":"Tensor","dtype":"float32","sizes":[2,2],)"
-                          R"("nbytes":16,"device":"cpu:0","storage":"external","fully_qualified_name":"linear.weight"}])"))
+  EXPECT_THAT(
+      json.out,
+      HasSubstr(
+          R"("external":[{"value":1,"type":"Tensor","dtype":"float32","sizes":[2,2],)"
+          R"("nbytes":16,"device":"cpu:0","storage":"external","fully_qualified_name":"linear.weight"}])"))
       << json.out;
   testing::CommandResult check = testing::run(&check_command, {file});
   EXPECT_EQ(check.exit_code, 0) << check.out;
-  EXPECT_THAT(check.out, HasSubstr("  warning: value 1: external tensor 'linear.weight' (data in a separate "
-                           ".ptd file): not planned, not checked\n"))
+  EXPECT_THAT(check.out,
+              HasSubstr("  warning: value 1: external tensor 'linear.weight' (data in a separate "
+                        ".ptd file): not planned, not checked\n"))
       << check.out;
   testing::CommandResult sim = testing::run(&simulate_command, {file});
   EXPECT_EQ(sim.exit_code, 1);
-  EXPECT_THAT(sim.out, HasSubstr("method forward: NotSupported: method 'forward': value 1: external tensor "
-                         "'linear.weight' lives in a separate data file (.ptd), which devplan does "
-                         "not load\n"))
+  EXPECT_THAT(sim.out,
+              HasSubstr("method forward: NotSupported: method 'forward': value 1: external tensor "
+                        "'linear.weight' lives in a separate data file (.ptd), which devplan does "
+                        "not load\n"))
       << sim.out;
 }
 

@@ -26,16 +26,23 @@ TEST(PlanCommandTest, ReferenceProgramLayoutAndItRuns) {
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&plan_command, {graph_file(kReferenceGraph), "-o", out, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr(R"("name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
-                       R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)")) << r.out;
-  EXPECT_THAT(r.out, HasSubstr(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)")) << r.out;
+  EXPECT_THAT(r.out,
+              HasSubstr(R"("name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
+                        R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)"))
+      << r.out;
+  EXPECT_THAT(r.out,
+              HasSubstr(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)"))
+      << r.out;
   // The written program has the reference layout and runs end to end on simulated devices.
   testing::CommandResult inspect = run(&inspect_command, {out});
-  EXPECT_THAT(inspect.out, HasSubstr("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
-                             "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n")) << inspect.out;
+  EXPECT_THAT(inspect.out,
+              HasSubstr("  buffer 0: 32 B on cpu:0, 3 planned tensors, max end 32 B\n"
+                        "  buffer 1: 48 B on cuda:0, 3 planned tensors, max end 48 B\n"))
+      << inspect.out;
   testing::CommandResult ran = run(&run_command, {out, "--input", "1,2,3,4", "--input", "10"});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
-  EXPECT_EQ(ran.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
+  EXPECT_EQ(ran.out,
+            "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
   EXPECT_EQ(run(&check_command, {out}).exit_code, 0);
   EXPECT_EQ(run(&simulate_command, {out}).exit_code, 0);
 }
@@ -48,13 +55,17 @@ TEST(PlanCommandTest, NaiveIsNeverSmallerThanBest) {
       {"op": "aten::mul.out", "inputs": ["x", "x"], "outputs": ["t1"]},
       {"op": "aten::mul.out", "inputs": ["t1", "t1"], "outputs": ["t2"]},
       {"op": "aten::mul.out", "inputs": ["t2", "t2"], "outputs": ["y"]}]}]})");
-  testing::CommandResult naive = run(&plan_command, {graph, "-o", testing::temp_file({}), "--algorithm", "naive"});
+  testing::CommandResult naive =
+      run(&plan_command, {graph, "-o", testing::temp_file({}), "--algorithm", "naive"});
   testing::CommandResult best = run(&plan_command, {graph, "-o", testing::temp_file({})});
   ASSERT_EQ(naive.exit_code, 0) << naive.err;
   ASSERT_EQ(best.exit_code, 0) << best.err;
   // Four 256-byte tensors; a chain needs only two live at once.
-  EXPECT_THAT(naive.out, HasSubstr("  buffer 0 on cpu:0: 1024 B (1.0 KiB), lower bound 512 B, ratio 2.0000 (naive, 4 tensors)")) << naive.out;
-  EXPECT_THAT(best.out, HasSubstr("  buffer 0 on cpu:0: 512 B, lower bound 512 B, ratio 1.0000")) << best.out;
+  EXPECT_THAT(naive.out, HasSubstr("  buffer 0 on cpu:0: 1024 B (1.0 KiB), lower bound 512 B, "
+                                   "ratio 2.0000 (naive, 4 tensors)"))
+      << naive.out;
+  EXPECT_THAT(best.out, HasSubstr("  buffer 0 on cpu:0: 512 B, lower bound 512 B, ratio 1.0000"))
+      << best.out;
 }
 
 TEST(PlanCommandTest, BadGraphsAndUsage) {
@@ -64,7 +75,9 @@ TEST(PlanCommandTest, BadGraphsAndUsage) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("node 0")) << r.err;
   EXPECT_EQ(run(&plan_command, {graph_file(kReferenceGraph)}).exit_code, 2);  // no -o
-  EXPECT_EQ(run(&plan_command, {graph_file(kReferenceGraph), "-o", "x.pte", "--algorithm", "magic"}).exit_code, 2);
+  EXPECT_EQ(run(&plan_command, {graph_file(kReferenceGraph), "-o", "x.pte", "--algorithm", "magic"})
+                .exit_code,
+            2);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <regex>
 
@@ -26,7 +26,8 @@ size_t count(const std::string& text, const std::string& needle) {
 bool balanced_xml(const std::string& xml) {
   std::vector<std::string> open;
   std::regex tag(R"(<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(/?)>)");
-  for (auto it = std::sregex_iterator(xml.begin(), xml.end(), tag); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(xml.begin(), xml.end(), tag); it != std::sregex_iterator();
+       ++it) {
     const std::string name = (*it)[2];
     if ((*it)[3] == "/") continue;  // self-closing
     if ((*it)[1] == "/") {
@@ -51,7 +52,7 @@ TEST(PlotCommandTest, OneRectanglePerPlannedTensorAndALabelPerBuffer) {
   EXPECT_THAT(svg, HasSubstr(">buffer 2: 48 B on cuda:1 (lower bound 48 B)</text>"));
   EXPECT_EQ(count(svg, "<rect class=\"overlap\""), 0u);
   EXPECT_THAT(svg, HasSubstr("<title>value 0: float32[2, 2] on cpu:0, 16 B at [0, 16), live during "
-                     "instructions 0..0</title>"));
+                             "instructions 0..0</title>"));
 }
 
 TEST(PlotCommandTest, OverlapsAreRed) {
@@ -69,7 +70,8 @@ TEST(PlotCommandTest, OverlapsAreRed) {
 
 TEST(PlotCommandTest, HtmlHasEveryMethodAndFileOutputWorks) {
   const std::string out = testing::temp_file({}, ".html");
-  testing::CommandResult r = run(&plot_command, {fixture_program("two_methods"), "--html", "-o", out});
+  testing::CommandResult r =
+      run(&plot_command, {fixture_program("two_methods"), "--html", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "wrote " + out + "\n");
   Result<std::vector<uint8_t>> bytes = read_file(out);
@@ -82,7 +84,8 @@ TEST(PlotCommandTest, HtmlHasEveryMethodAndFileOutputWorks) {
 }
 
 TEST(PlotCommandTest, MethodSelectionAndErrors) {
-  testing::CommandResult r = run(&plot_command, {fixture_program("two_methods"), "--method", "cpu_forward"});
+  testing::CommandResult r =
+      run(&plot_command, {fixture_program("two_methods"), "--method", "cpu_forward"});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(count(r.out, "class=\"method-label\""), 1u);
   EXPECT_EQ(run(&plot_command, {fixture_program("two_methods"), "--method", "x"}).exit_code, 2);

@@ -4,7 +4,7 @@
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/commands/replan.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include "commands_test_support.h"
 
@@ -48,8 +48,10 @@ TEST(ReplanTest, TheTransformerShrinksToItsLowerBoundRespectingViews) {
   // The written program checks clean and is the same program but for offsets and the size.
   const std::string out = testing::temp_file(r->bytes);
   EXPECT_EQ(run(&check_command, {out}).exit_code, 0);
-  Result<Program> before = Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
-  Result<Program> after = Program::load_from_bytes(Span<const uint8_t>(r->bytes.data(), r->bytes.size()));
+  Result<Program> before =
+      Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
+  Result<Program> after =
+      Program::load_from_bytes(Span<const uint8_t>(r->bytes.data(), r->bytes.size()));
   ASSERT_TRUE(before.ok() && after.ok());
   const MethodPlan& x = **before->method_plan_at(0);
   const MethodPlan& y = **after->method_plan_at(0);
@@ -70,7 +72,8 @@ TEST(ReplanTest, TheTransformerShrinksToItsLowerBoundRespectingViews) {
     EXPECT_EQ(c.storage, a.storage) << v;
     EXPECT_EQ(c.buffer_index, a.buffer_index) << v;
     EXPECT_EQ(std::vector<uint8_t>(c.data.begin(), c.data.end()),
-              std::vector<uint8_t>(a.data.begin(), a.data.end())) << v;  // constants
+              std::vector<uint8_t>(a.data.begin(), a.data.end()))
+        << v;  // constants
     moved += c.offset != a.offset ? 1 : 0;
   }
   EXPECT_GT(moved, 0u);
@@ -82,14 +85,18 @@ TEST(ReplanCommandTest, ReportsOldNewAndLowerBoundPerBuffer) {
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&replan_command, {upstream("residual.pte"), "-o", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "method forward:\n"
-                   "  buffer 0 on cpu:0: 10240 B (10.0 KiB) -> 8192 B (8.0 KiB) (lower bound 8192 B "
-                   "(8.0 KiB), 1.0000 of it), "
-                   "saving 20.0%\nwrote " + out + "\n");
+  EXPECT_EQ(r.out,
+            "method forward:\n"
+            "  buffer 0 on cpu:0: 10240 B (10.0 KiB) -> 8192 B (8.0 KiB) (lower bound 8192 B "
+            "(8.0 KiB), 1.0000 of it), "
+            "saving 20.0%\nwrote " +
+                out + "\n");
   testing::CommandResult kept = run(&replan_command, {upstream("mlp.pte"), "-o", out, "--json"});
   EXPECT_EQ(kept.exit_code, 0);
-  EXPECT_THAT(kept.out, HasSubstr(R"("buffers":[{"index":0,"device":"cpu:0","old_size":69632,"new_size":69632,)"
-                          R"("lower_bound":69632,"saving_percent":0.0,"kept":true}])"))
+  EXPECT_THAT(
+      kept.out,
+      HasSubstr(R"("buffers":[{"index":0,"device":"cpu:0","old_size":69632,"new_size":69632,)"
+                R"("lower_bound":69632,"saving_percent":0.0,"kept":true}])"))
       << kept.out;
 }
 
@@ -98,28 +105,33 @@ TEST(ReplanCommandTest, AWastefulDevicePlanShrinksAndRunsTheSame) {
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&replan_command, {in, "-o", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("  buffer 0 on cpu:0: 48 B -> 32 B (lower bound 32 B, 1.0000 of it), saving 33.3%\n"
-                       "  buffer 1 on cuda:0: 48 B -> 48 B (lower bound 48 B, 1.0000 of it), saving "
-                       "0.0% (kept: ours would not be smaller)\n"))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("  buffer 0 on cpu:0: 48 B -> 32 B (lower bound 32 B, 1.0000 of it), saving 33.3%\n"
+                "  buffer 1 on cuda:0: 48 B -> 48 B (lower bound 48 B, 1.0000 of it), saving "
+                "0.0% (kept: ours would not be smaller)\n"))
       << r.out;
   for (const std::string& file : {in, out}) {
     testing::CommandResult ran = run(&run_command, {file, "--input", "1,2,3,4", "--input", "10"});
     EXPECT_EQ(ran.exit_code, 0) << ran.err;
-    EXPECT_EQ(ran.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
+    EXPECT_EQ(ran.out,
+              "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
   }
   EXPECT_EQ(run(&check_command, {out}).exit_code, 0);
 }
 
 TEST(ReplanCommandTest, UsageAndBadInput) {
   EXPECT_EQ(run(&replan_command, {upstream("mlp.pte")}).exit_code, 2);  // no -o
-  testing::CommandResult bad = run(&replan_command, {upstream("mlp.pte"), "-o", "/tmp/x.pte", "--algorithm", "magic"});
+  testing::CommandResult bad =
+      run(&replan_command, {upstream("mlp.pte"), "-o", "/tmp/x.pte", "--algorithm", "magic"});
   EXPECT_EQ(bad.exit_code, 2);
   testing::CommandResult missing = run(&replan_command, {"/nonexistent.pte", "-o", "/tmp/x.pte"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_EQ(missing.err,
             "devplan replan: AccessFailed: cannot open '/nonexistent.pte': No such file or "
             "directory\n");
-  testing::CommandResult corrupt = run(&replan_command, {testing::temp_file({1, 2, 3}), "-o", "/tmp/x.pte"});
+  testing::CommandResult corrupt =
+      run(&replan_command, {testing::temp_file({1, 2, 3}), "-o", "/tmp/x.pte"});
   EXPECT_EQ(corrupt.exit_code, 1);
   EXPECT_THAT(corrupt.err, HasSubstr("InvalidProgram")) << corrupt.err;
 }

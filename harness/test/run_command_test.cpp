@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include "commands_test_support.h"
 
@@ -29,10 +29,12 @@ TEST(RunCommandTest, RealLinearWithOnesByDefault) {
 }
 
 TEST(RunCommandTest, DeviceFixtureRunsOnTheSimulatedDevice) {
-  testing::CommandResult r = run(&run_command, {"--input", "1,2,3,4", fixture_program("device_add_cuda0"),
-                                                "--input", "10,20,30,40"});
+  testing::CommandResult r =
+      run(&run_command,
+          {"--input", "1,2,3,4", fixture_program("device_add_cuda0"), "--input", "10,20,30,40"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 22, 33, 44]\n");
+  EXPECT_EQ(r.out,
+            "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 22, 33, 44]\n");
 }
 
 TEST(RunCommandTest, MultiDeviceFixture) {
@@ -65,7 +67,10 @@ TEST(RunCommandTest, InputErrorsAreUsageErrors) {
   r = run(&run_command, {f, "--input", "1,2"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("devplan run: input 0 (float32[1] on cpu:0): 2 values given for 1 "
-                        "elements (give one value to fill them all)\n", 0), 0u) << r.err;
+                        "elements (give one value to fill them all)\n",
+                        0),
+            0u)
+      << r.err;
   r = run(&run_command, {f, "--input", "one"});
   EXPECT_EQ(r.exit_code, 2);
   r = run(&run_command, {f, "--method", "nope"});
@@ -78,16 +83,17 @@ TEST(RunCommandTest, BadFileExitsOne) {
   EXPECT_THAT(r.err, HasSubstr("AccessFailed"));
 }
 
-
 TEST(RunCommandJsonTest, OutputsDocument) {
   testing::CommandResult r = testing::run(
-      &run_command, {testing::real_program("linear_no_constant_segment.pte"), "--json", "--input", "2"});
+      &run_command,
+      {testing::real_program("linear_no_constant_segment.pte"), "--json", "--input", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            testing::json_header() + R"("method":"forward","runtime":"devplan","outputs":[{"index":0,"type":"Tensor","dtype":"float32","sizes":[2,2],"device":"cpu:0","values":[8.0,8.0,8.0,8.0]}],"leaks":[],"misuse":[]})"
-            "\n");
+  EXPECT_EQ(
+      r.out,
+      testing::json_header() +
+          R"("method":"forward","runtime":"devplan","outputs":[{"index":0,"type":"Tensor","dtype":"float32","sizes":[2,2],"device":"cpu:0","values":[8.0,8.0,8.0,8.0]}],"leaks":[],"misuse":[]})"
+          "\n");
 }
-
 
 // Here (no GPU in CI) `--device cuda` must fail clearly: built without CUDA, or no usable GPU.
 TEST(DeviceOptionTest, CudaWithoutAGpuFailsClearly) {
@@ -112,7 +118,9 @@ TEST(DeviceOptionTest, SimulatedIsTheDefaultAndUnknownKindsAreUsageErrors) {
   EXPECT_EQ(r.err,
             "devplan run: --device: --device expects simulated or cuda, got 'gpu'\n"
             "Run 'devplan run --help' for the options.\n");
-  EXPECT_EQ(testing::run(&simulate_command, {testing::real_program("add.pte"), "--device", "tpu"}).exit_code, 2);
+  EXPECT_EQ(testing::run(&simulate_command, {testing::real_program("add.pte"), "--device", "tpu"})
+                .exit_code,
+            2);
 }
 
 }  // namespace

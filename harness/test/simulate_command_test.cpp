@@ -17,51 +17,90 @@ using testing::run;
 TEST(SimulateCommandTest, DeviceFixturePrintsTheLedgerAllFreed) {
   testing::CommandResult r = run(&simulate_command, {fixture_program("device_add_cuda0")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(r.out,
-            "program: " + fixture_program("device_add_cuda0") + "\n"
-            "runtime: devplan\n"
-            "method forward: loaded\n"
-            "  buffer 0: 32 B on cpu:0, allocated\n"
-            "  buffer 1: 48 B on cuda:0, allocated\n"
-            "device allocations: 1\n"
-            "  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"
-            "failed allocations: 0\n"
-            "statistics:\n"
-            "  cuda:0: bytes current 0 B, peak 48 B, total 48 B; allocations current 0, peak 1, "
-            "total 1\n"
-            "leaks: 0\n"
-            "misuse: 0\n"
-            "result: ok: every method loaded, every allocation freed\n"
-            "SUMMARY: devplan: no leaks, no misuse (1 allocation, 1 free)\n");
+  EXPECT_EQ(
+      r.out,
+      "program: " + fixture_program("device_add_cuda0") +
+          "\n"
+          "runtime: devplan\n"
+          "method forward: loaded\n"
+          "  buffer 0: 32 B on cpu:0, allocated\n"
+          "  buffer 1: 48 B on cuda:0, allocated\n"
+          "device allocations: 1\n"
+          "  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"
+          "failed allocations: 0\n"
+          "statistics:\n"
+          "  cuda:0: bytes current 0 B, peak 48 B, total 48 B; allocations current 0, peak 1, "
+          "total 1\n"
+          "leaks: 0\n"
+          "misuse: 0\n"
+          "result: ok: every method loaded, every allocation freed\n"
+          "SUMMARY: devplan: no leaks, no misuse (1 allocation, 1 free)\n");
 }
 
 TEST(SimulateCommandTest, FailAllocIsACleanLoadErrorExitOne) {
   testing::CommandResult r =
       run(&simulate_command, {"--fail-alloc", "2", fixture_program("multi_device")});
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("method forward: MemoryAllocationFailed: method 'forward': buffer 2 ")) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("failed allocations: 1\n  #2 cuda:1 48 B owner forward/buffer 2: ")) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n")) << r.out;
+  EXPECT_THAT(r.out,
+              HasSubstr("method forward: MemoryAllocationFailed: method 'forward': buffer 2 "))
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("failed allocations: 1\n  #2 cuda:1 48 B owner forward/buffer 2: "))
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  #1 cuda:0 48 B align 16 owner forward/buffer 1  freed\n"))
+      << r.out;
   EXPECT_THAT(r.out, HasSubstr("leaks: 0\n"));
 }
 
 TEST(SimulateCommandTest, InjectedSkipFreeIsFoundExitThree) {
-  testing::CommandResult r = run(&simulate_command,
-                                 {fixture_program("device_add_cuda0"), "--inject-bug", "skip-free"});
+  testing::CommandResult r =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--inject-bug", "skip-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_THAT(r.out, HasSubstr("leaks: 1\n  #1 cuda:0 48 B align 16 owner forward/buffer 1\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("leaks: 1\n  #1 cuda:0 48 B align 16 owner forward/buffer 1\n"))
+      << r.out;
   EXPECT_THAT(r.out, HasSubstr("result: FOUND leaks or misuse\n"));
 }
 
 TEST(SimulateCommandTest, InjectedDoubleAndWrongIndexFreesAreMisuse) {
-  testing::CommandResult r = run(&simulate_command,
-                                 {fixture_program("device_add_cuda0"), "--inject-bug", "double-free"});
+  testing::CommandResult r =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--inject-bug", "double-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_THAT(r.out, HasSubstr("misuse: 1\n  double free of #1 cuda:0 48 B owner forward/buffer 1\n")) << r.out;
+  EXPECT_THAT(r.out,
+              HasSubstr("misuse: 1\n  double free of #1 cuda:0 48 B owner forward/buffer 1\n"))
+      << r.out;
   r = run(&simulate_command,
           {fixture_program("device_add_cuda0"), "--inject-bug", "wrong-index-free"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_THAT(r.out, HasSubstr("misuse: 1\n  free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1\n")) << r.out;
+  EXPECT_THAT(r.out,
+              HasSubstr("misuse: 1\n  free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1\n"))
+      << r.out;
+}
+
+// The injected bug sits in front of the device allocator, not in a runtime, so ExecuTorch's
+// unload path is caught by the same reports as runtime_ext's.
+TEST(SimulateCommandTest, InjectedBugsAreFoundUnderBothEngines) {
+  for (const std::string runtime : {"devplan", "executorch"}) {
+    if (runtime == "executorch" && !executorch_available()) continue;
+    // ExecuTorch asks the device allocator for 8-byte alignment, runtime_ext for 16 (the known
+    // divergence "device-alignment").
+    const std::string align = runtime == "executorch" ? "8" : "16";
+    const struct {
+      const char* bug;
+      std::string report;
+    } cases[] = {
+        {"skip-free", "leaks: 1\n  #1 cuda:0 48 B align " + align + " owner forward/buffer 1\n"},
+        {"double-free", "misuse: 1\n  double free of #1 cuda:0 48 B owner forward/buffer 1\n"},
+        {"wrong-index-free",
+         "misuse: 1\n  free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1\n"},
+    };
+    for (const auto& c : cases) {
+      testing::CommandResult r =
+          run(&simulate_command,
+              {fixture_program("device_add_cuda0"), "--runtime", runtime, "--inject-bug", c.bug});
+      EXPECT_EQ(r.exit_code, 3) << runtime << " " << c.bug << "\n" << r.out << r.err;
+      EXPECT_THAT(r.out, HasSubstr(c.report)) << runtime << " " << c.bug;
+      EXPECT_THAT(r.out, HasSubstr("result: FOUND leaks or misuse\n")) << runtime << " " << c.bug;
+    }
+  }
 }
 
 TEST(SimulateCommandTest, PlaceMovesACpuBufferToADevice) {
@@ -69,18 +108,20 @@ TEST(SimulateCommandTest, PlaceMovesACpuBufferToADevice) {
       run(&simulate_command, {real_program("add.pte"), "--place", "0=cuda:1"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("  buffer 0: 48 B on cuda:1, allocated\n")) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("  #1 cuda:1 48 B align 16 owner forward/buffer 0  freed\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  #1 cuda:1 48 B align 16 owner forward/buffer 0  freed\n"))
+      << r.out;
 }
 
 TEST(SimulateCommandTest, CpuOnlyProgramHasAnEmptyLedger) {
-  testing::CommandResult r = run(&simulate_command, {real_program("linear_no_constant_segment.pte")});
+  testing::CommandResult r =
+      run(&simulate_command, {real_program("linear_no_constant_segment.pte")});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("device allocations: 0\n"));
 }
 
 TEST(SimulateCommandTest, CapacityLimitsADevice) {
-  testing::CommandResult r = run(&simulate_command,
-                                 {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=40"});
+  testing::CommandResult r =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=40"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("method forward: MemoryAllocationFailed")) << r.out;
   r = run(&simulate_command, {fixture_program("device_add_cuda0"), "--capacity", "cuda:0=48"});
@@ -119,30 +160,35 @@ TEST(SimulateCommandTest, UsageErrorsExitTwo) {
             "got 'leak'\nRun 'devplan simulate --help' for the options.\n");
 }
 
-
 TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
   testing::CommandResult r =
       testing::run(&simulate_command, {testing::fixture_program("device_add_cuda0"), "--json"});
   ASSERT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out,
-            testing::json_header() +
-            R"("status":"ok","runtime":"devplan","methods":[{"name":"forward","status":"ok","buffers":[)"
-            R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
-            R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
-            R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
-            R"("failed_allocations":[],"leaks":[],"misuse":[],)"
-            R"("statistics":{"cuda:0":{"bytes":{"current":0,"peak":48,"total":48},)"
-            R"("allocations":{"current":0,"peak":1,"total":1}}},)"
-            R"j("summary":"SUMMARY: devplan: no leaks, no misuse (1 allocation, 1 free)"})j"
-            "\n");
+  EXPECT_EQ(
+      r.out,
+      testing::json_header() +
+          R"("status":"ok","runtime":"devplan","methods":[{"name":"forward","status":"ok","buffers":[)"
+          R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
+          R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
+          R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
+          R"("failed_allocations":[],"leaks":[],"misuse":[],)"
+          R"("statistics":{"cuda:0":{"bytes":{"current":0,"peak":48,"total":48},)"
+          R"("allocations":{"current":0,"peak":1,"total":1}}},)"
+          R"j("summary":"SUMMARY: devplan: no leaks, no misuse (1 allocation, 1 free)"})j"
+          "\n");
 }
 
 TEST(SimulateCommandJsonTest, LeakDocumentNamesOwner) {
   testing::CommandResult r = testing::run(
-      &simulate_command, {testing::fixture_program("device_add_cuda0"), "--json", "--inject-bug", "skip-free"});
+      &simulate_command,
+      {testing::fixture_program("device_add_cuda0"), "--json", "--inject-bug", "skip-free"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.out, HasSubstr(R"("status":"leak")"));
-  EXPECT_THAT(r.out, HasSubstr(R"("leaks":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","report":"#1 cuda:0 48 B align 16 owner forward/buffer 1"}])")) << r.out;
+  EXPECT_THAT(
+      r.out,
+      HasSubstr(
+          R"("leaks":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","report":"#1 cuda:0 48 B align 16 owner forward/buffer 1"}])"))
+      << r.out;
 }
 
 TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
@@ -150,13 +196,14 @@ TEST(SimulateCommandJsonTest, InvalidProgramStillGivesJson) {
   bytes[4] = 'X';
   testing::CommandResult r = testing::run(&simulate_command, {testing::temp_file(bytes), "--json"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out.rfind(testing::json_header() +
-                            R"("status":"error","runtime":"devplan","error":{"code":"InvalidProgram","message":")",
-                        0),
-            0u)
+  EXPECT_EQ(
+      r.out.rfind(
+          testing::json_header() +
+              R"("status":"error","runtime":"devplan","error":{"code":"InvalidProgram","message":")",
+          0),
+      0u)
       << r.out;
 }
-
 
 std::string read_text(const std::string& path) {
   Result<std::vector<uint8_t>> bytes = read_file(path);
@@ -172,13 +219,14 @@ size_t occurrences(const std::string& text, const std::string& needle) {
 
 TEST(SimulateReportsTest, TimelineMarksEachLeakAndEachDevice) {
   const std::string svg_path = testing::temp_file({}, ".svg");
-  testing::CommandResult r = testing::run(
-      &simulate_command, {testing::fixture_program("multi_device"), "--inject-bug", "skip-free",
-                          "--timeline-svg", svg_path});
+  testing::CommandResult r =
+      testing::run(&simulate_command, {testing::fixture_program("multi_device"), "--inject-bug",
+                                       "skip-free", "--timeline-svg", svg_path});
   EXPECT_EQ(r.exit_code, 3);
   const std::string svg = read_text(svg_path);
   EXPECT_EQ(occurrences(svg, "<circle class=\"leak\""), 2u);
-  EXPECT_THAT(svg, HasSubstr("<title>leak: #1 cuda:0 48 B align 16 owner forward/buffer 1</title>"));
+  EXPECT_THAT(svg,
+              HasSubstr("<title>leak: #1 cuda:0 48 B align 16 owner forward/buffer 1</title>"));
   EXPECT_EQ(occurrences(svg, "<polyline class=\"device-line\" data-device=\"cuda:0\""), 1u);
   EXPECT_EQ(occurrences(svg, "<polyline class=\"device-line\" data-device=\"cuda:1\""), 1u);
 }
@@ -196,18 +244,19 @@ TEST(SimulateReportsTest, TimelineMarksFailedAllocations) {
 
 TEST(SimulateReportsTest, JunitHasACasePerMethodAndForLeaks) {
   const std::string xml_path = testing::temp_file({}, ".xml");
-  testing::CommandResult r = testing::run(
-      &simulate_command, {testing::fixture_program("two_methods"), "--inject-bug", "double-free",
-                          "--junit", xml_path});
+  testing::CommandResult r =
+      testing::run(&simulate_command, {testing::fixture_program("two_methods"), "--inject-bug",
+                                       "double-free", "--junit", xml_path});
   EXPECT_EQ(r.exit_code, 3);
   const std::string xml = read_text(xml_path);
-  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"devplan simulate\" tests=\"4\" failures=\"1\"")) << xml;
+  EXPECT_THAT(xml, HasSubstr("<testsuite name=\"devplan simulate\" tests=\"4\" failures=\"1\""))
+      << xml;
   EXPECT_THAT(xml, HasSubstr("name=\"load cpu_forward\" time="));
   EXPECT_THAT(xml, HasSubstr("name=\"load device_forward\" time="));
   EXPECT_THAT(xml, HasSubstr("<failure message=\"misuse: double free of #1 cuda:0 48 B owner "
-                     "device_forward/buffer 1\">")) << xml;
+                             "device_forward/buffer 1\">"))
+      << xml;
 }
-
 
 TEST(SimulateCommandTest, ADirectoryIsAnErrorNamingItNotACrash) {
   for (const char* runtime : {"devplan", "executorch"}) {

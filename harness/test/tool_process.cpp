@@ -26,7 +26,7 @@ Scratch::Scratch() {
   char pattern[] = "/tmp/devplan_tool_XXXXXX";
   dir_ = ::mkdtemp(pattern);
   ::mkdir(path("folder").c_str(), 0755);
-  std::ofstream(path("empty.pte"));
+  std::ofstream empty(path("empty.pte"));
   std::ofstream(path("text.pte")) << "this is a text file, not an ExecuTorch program\n";
   std::ofstream(path("unreadable.pte")) << "secret";
   ::chmod(path("unreadable.pte").c_str(), 0);
@@ -36,7 +36,8 @@ Scratch::Scratch() {
 
 Scratch::~Scratch() {
   const std::string command = "rm -rf '" + dir_ + "'";
-  if (std::system(command.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
+  if (std::system(command.c_str()) != 0)
+    std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
 }
 
 ToolRun run_tool(const Scratch& scratch, const std::vector<std::string>& args) {

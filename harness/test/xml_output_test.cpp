@@ -10,13 +10,13 @@
 #include <vector>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/plan_check.h>
 #include <harness/report/junit.h>
 #include <harness/report/plan_svg.h>
 #include <harness/report/timeline_svg.h>
 #include <harness/report/xml_text.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
+#include <runtime_ext/analysis/plan_check.h>
 
 namespace devplan::harness {
 namespace {
@@ -119,7 +119,8 @@ struct Name {
 
 std::vector<Name> names() {
   std::vector<Name> out;
-  for (const Piece& p : pieces()) out.push_back({p.label, "a" + p.input + "b", "a" + p.read_back + "b"});
+  for (const Piece& p : pieces())
+    out.push_back({p.label, "a" + p.input + "b", "a" + p.read_back + "b"});
   std::string all_in = "m", all_back = "m";
   for (const Piece& p : pieces()) {
     all_in += p.input + "|";
@@ -166,14 +167,15 @@ std::string strict_problem(const std::string& doc) {
     const bool xml_char = cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
                           (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000;
     if (!xml_char) return "not an XML 1.0 Char at byte " + std::to_string(i);
-    const bool discouraged = (cp >= 0x7F && cp <= 0x9F) || (cp >= 0xFDD0 && cp <= 0xFDEF) ||
-                             (cp & 0xFFFE) == 0xFFFE;
+    const bool discouraged =
+        (cp >= 0x7F && cp <= 0x9F) || (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
     if (discouraged) return "discouraged code point at byte " + std::to_string(i);
     i += n;
   }
   if (doc.find("]]>") != std::string::npos) return "\"]]>\" in the document";
   static const std::regex attribute(R"re(\s[a-zA-Z:-]+="([^"<]*)")re");
-  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), attribute); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), attribute);
+       it != std::sregex_iterator(); ++it) {
     if ((*it)[1].str().find_first_of("\t\n\r") != std::string::npos) {
       return "literal whitespace control in attribute " + hex((*it)[0].str());
     }
@@ -190,7 +192,8 @@ void collect(const tinyxml2::XMLNode* node, const std::string& tag,
   }
 }
 
-std::vector<const tinyxml2::XMLElement*> elements(const tinyxml2::XMLNode* node, const std::string& tag) {
+std::vector<const tinyxml2::XMLElement*> elements(const tinyxml2::XMLNode* node,
+                                                  const std::string& tag) {
   std::vector<const tinyxml2::XMLElement*> out;
   collect(node, tag, &out);
   return out;
@@ -205,9 +208,7 @@ const tinyxml2::XMLElement* with_class(const tinyxml2::XMLNode* node, const std:
   return nullptr;
 }
 
-std::string text_of(const tinyxml2::XMLElement* e) {
-  return e && e->GetText() ? e->GetText() : "";
-}
+std::string text_of(const tinyxml2::XMLElement* e) { return e && e->GetText() ? e->GetText() : ""; }
 
 std::string attribute_of(const tinyxml2::XMLElement* e, const char* name) {
   return e && e->Attribute(name) ? e->Attribute(name) : "<missing>";
@@ -323,15 +324,18 @@ TEST(XmlOutputTest, PlanSvgReadsBackEveryName) {
     ASSERT_STREQ(svg->Name(), "svg");
     EXPECT_EQ(hex(text_of(svg->FirstChildElement("title"))), hex(n.read_back)) << n.label;
     EXPECT_EQ(hex(text_of(svg->FirstChildElement("text"))),
-              hex(n.read_back + " \xE2\x80\x94 x: instruction, y: byte offset; red: overlapping live tensors"))
+              hex(n.read_back +
+                  " \xE2\x80\x94 x: instruction, y: byte offset; red: overlapping live tensors"))
         << n.label;
-    EXPECT_EQ(hex(text_of(with_class(svg, "text", "method-label"))),
-              hex("method " + n.read_back + " (" + std::to_string(in.check.num_steps) + " instructions)"))
+    EXPECT_EQ(
+        hex(text_of(with_class(svg, "text", "method-label"))),
+        hex("method " + n.read_back + " (" + std::to_string(in.check.num_steps) + " instructions)"))
         << n.label;
     ASSERT_EQ(elements(svg, "rect").size() > 0, true);
     const tinyxml2::XMLElement* overlap = with_class(svg, "rect", "overlap");
     ASSERT_NE(overlap, nullptr) << n.label;
-    EXPECT_EQ(text_of(overlap->FirstChildElement("title")), "OVERLAP " + describe_overlap(in.check.overlaps[0]));
+    EXPECT_EQ(text_of(overlap->FirstChildElement("title")),
+              "OVERLAP " + describe_overlap(in.check.overlaps[0]));
   }
 }
 
@@ -355,8 +359,9 @@ TEST(XmlOutputTest, PlanHtmlIsWellFormedAndReadsBackEveryName) {
     const tinyxml2::XMLElement* svg = body->FirstChildElement("svg");
     ASSERT_NE(svg, nullptr);
     EXPECT_EQ(hex(text_of(svg->FirstChildElement("title"))), hex(n.read_back)) << n.label;
-    EXPECT_EQ(hex(text_of(with_class(svg, "text", "method-label"))),
-              hex("method " + n.read_back + " (" + std::to_string(in.check.num_steps) + " instructions)"))
+    EXPECT_EQ(
+        hex(text_of(with_class(svg, "text", "method-label"))),
+        hex("method " + n.read_back + " (" + std::to_string(in.check.num_steps) + " instructions)"))
         << n.label;
   }
 }

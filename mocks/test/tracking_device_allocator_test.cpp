@@ -144,8 +144,8 @@ TEST(TrackingDeviceAllocatorTest, HonoursEveryPowerOfTwoAlignmentUpTo4096) {
 
 TEST(TrackingDeviceAllocatorTest, RejectsZeroAndNonPowerOfTwoAlignment) {
   TrackingDeviceAllocator a;
-  for (size_t alignment : {size_t{0}, size_t{3}, size_t{6}, size_t{12}, size_t{48},
-                           size_t{4097}, size_t{65535}}) {
+  for (size_t alignment :
+       {size_t{0}, size_t{3}, size_t{6}, size_t{12}, size_t{48}, size_t{4097}, size_t{65535}}) {
     Result<void*> r = a.allocate(48, 0, alignment);
     ASSERT_FALSE(r.ok()) << alignment;
     EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
@@ -190,8 +190,9 @@ TEST(TrackingDeviceAllocatorTest, ZeroByteAllocationsAreUniqueRecordedAndFreeabl
   EXPECT_TRUE(a.copy_host_to_device(p, &byte, 0, 0).ok());
   Error err = a.copy_host_to_device(p, &byte, 1, 0);
   EXPECT_EQ(err.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(a.misuse_report(), "copy_host_to_device of 1 B at offset 0 past the end of "
-                               "#1 cuda:0 0 B owner -\n");
+  EXPECT_EQ(a.misuse_report(),
+            "copy_host_to_device of 1 B at offset 0 past the end of "
+            "#1 cuda:0 0 B owner -\n");
 
   a.deallocate(p, 0);
   a.deallocate(q, 0);
@@ -236,8 +237,9 @@ TEST(TrackingDeviceAllocatorTest, NullHostPointersAreInvalidArgumentsNotMisuse) 
             "TrackingDeviceAllocator::copy_host_to_device: host source is null (4 B to cuda:0)");
   Error d2h = a.copy_device_to_host(nullptr, p, 4, 0);
   EXPECT_EQ(d2h.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(d2h.message(), "TrackingDeviceAllocator::copy_device_to_host: host destination is "
-                           "null (4 B from cuda:0)");
+  EXPECT_EQ(d2h.message(),
+            "TrackingDeviceAllocator::copy_device_to_host: host destination is "
+            "null (4 B from cuda:0)");
   EXPECT_FALSE(a.has_misuse());
   a.deallocate(p, 0);
 }
@@ -306,13 +308,11 @@ TEST(TrackingDeviceAllocatorTest, DetectsFreeOfUnknownAndInteriorPointers) {
   EXPECT_EQ(misuse[0].message, "free of unknown pointer " + hex(&on_stack) + " on cuda:0");
   EXPECT_EQ(misuse[1].kind, MisuseKind::UnknownPointer);
   EXPECT_EQ(misuse[1].allocation_seq, 1u);
-  EXPECT_EQ(misuse[1].message, "free of interior pointer " +
-                                   hex(static_cast<uint8_t*>(p) + 16) +
+  EXPECT_EQ(misuse[1].message, "free of interior pointer " + hex(static_cast<uint8_t*>(p) + 16) +
                                    " (offset 16) of #1 cuda:0 48 B owner -");
   EXPECT_EQ(misuse[2].kind, MisuseKind::UnknownPointer);
   EXPECT_EQ(misuse[2].device, Device::cuda(1));
-  EXPECT_EQ(misuse[2].message, "free of interior pointer " +
-                                   hex(static_cast<uint8_t*>(q) + 8) +
+  EXPECT_EQ(misuse[2].message, "free of interior pointer " + hex(static_cast<uint8_t*>(q) + 8) +
                                    " (offset 8) of freed #2 cuda:0 32 B owner -");
   // The interior free did not free the block.
   EXPECT_EQ(a.live_count(), 1u);
@@ -353,8 +353,9 @@ TEST(TrackingDeviceAllocatorTest, DetectsCopiesPastTheEndAndCopiesNothing) {
   std::vector<uint8_t> host(64, 0x11);
   Error h2d = a.copy_host_to_device(static_cast<uint8_t*>(p) + 16, host.data(), 64, 0);
   EXPECT_EQ(h2d.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(h2d.message(), "TrackingDeviceAllocator::copy_host_to_device: copy_host_to_device "
-                           "of 64 B at offset 16 past the end of #1 cuda:0 48 B owner -");
+  EXPECT_EQ(h2d.message(),
+            "TrackingDeviceAllocator::copy_host_to_device: copy_host_to_device "
+            "of 64 B at offset 16 past the end of #1 cuda:0 48 B owner -");
   EXPECT_EQ(peek_bytes(a, p, 48), std::vector<uint8_t>(48, 0xCD));
 
   Error d2h = a.copy_device_to_host(host.data(), p, 49, 0);
@@ -388,8 +389,9 @@ TEST(TrackingDeviceAllocatorTest, DetectsCopiesIntoAndOutOfFreedMemory) {
   uint8_t host[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   Error h2d = a.copy_host_to_device(static_cast<uint8_t*>(p) + 8, host, 8, 0);
   EXPECT_EQ(h2d.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(h2d.message(), "TrackingDeviceAllocator::copy_host_to_device: copy_host_to_device "
-                           "of 8 B at offset 8 into freed #1 cuda:0 48 B owner forward/buffer 1");
+  EXPECT_EQ(h2d.message(),
+            "TrackingDeviceAllocator::copy_host_to_device: copy_host_to_device "
+            "of 8 B at offset 8 into freed #1 cuda:0 48 B owner forward/buffer 1");
   // The quarantined block still holds only the freed pattern.
   EXPECT_EQ(peek_bytes(a, p, 48), std::vector<uint8_t>(48, 0xDD));
 
@@ -417,8 +419,9 @@ TEST(TrackingDeviceAllocatorTest, DetectsCopiesToPointersOutsideEveryAllocation)
   EXPECT_EQ(h2d.code(), ErrorCode::InvalidArgument);
   Error d2h = a.copy_device_to_host(host, nullptr, 4, 3);
   EXPECT_EQ(d2h.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(d2h.message(), "TrackingDeviceAllocator::copy_device_to_host: copy_device_to_host "
-                           "of 4 B from unknown pointer 0x0 on cuda:3");
+  EXPECT_EQ(d2h.message(),
+            "TrackingDeviceAllocator::copy_device_to_host: copy_device_to_host "
+            "of 4 B from unknown pointer 0x0 on cuda:3");
   std::vector<MisuseRecord> misuse = a.misuse();
   ASSERT_EQ(misuse.size(), 2u);
   EXPECT_EQ(misuse[0].kind, MisuseKind::CopyUnknownPointer);
@@ -468,9 +471,9 @@ TEST(TrackingDeviceAllocatorTest, DetectsHostPointersIntoDeviceMemory) {
   ASSERT_EQ(misuse.size(), 3u);
   EXPECT_EQ(misuse[0].kind, MisuseKind::HostPointerInDeviceMemory);
   EXPECT_EQ(misuse[0].allocation_seq, 2u);
-  EXPECT_EQ(misuse[0].message,
-            "copy_host_to_device with host source " + hex(other) + " overlapping #2 cuda:0 16 B "
-            "owner -");
+  EXPECT_EQ(misuse[0].message, "copy_host_to_device with host source " + hex(other) +
+                                   " overlapping #2 cuda:0 16 B "
+                                   "owner -");
   EXPECT_EQ(misuse[1].kind, MisuseKind::HostPointerInDeviceMemory);
   EXPECT_EQ(misuse[1].message, "copy_device_to_host with host destination " +
                                    hex(static_cast<uint8_t*>(other) + 8) +
@@ -539,9 +542,10 @@ TEST(TrackingDeviceAllocatorTest, FailAllocationsFromFailsEveryLaterCall) {
   for (int i = 0; i < 3; ++i) {
     Result<void*> r = a.allocate(8, 0);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().message(), "TrackingDeviceAllocator::allocate: injected fault: "
-                                   "allocation #" + std::to_string(3 + i) +
-                                   " of 8 bytes on cuda:0 fails (fail_allocations_from 3)");
+    EXPECT_EQ(r.error().message(),
+              "TrackingDeviceAllocator::allocate: injected fault: "
+              "allocation #" +
+                  std::to_string(3 + i) + " of 8 bytes on cuda:0 fails (fail_allocations_from 3)");
   }
   EXPECT_EQ(a.failed_allocations().size(), 3u);
   a.fail_allocations_from(0);
@@ -560,9 +564,10 @@ TEST(TrackingDeviceAllocatorTest, FailAllocationsOnFailsOneDevice) {
   Result<void*> on1 = a.allocate(8, 1);
   ASSERT_FALSE(on1.ok());
   EXPECT_EQ(on1.code(), ErrorCode::MemoryAllocationFailed);
-  EXPECT_EQ(on1.error().message(), "TrackingDeviceAllocator::allocate: injected fault: "
-                                   "allocation #1 of 8 bytes on cuda:1 fails "
-                                   "(fail_allocations_on cuda:1)");
+  EXPECT_EQ(on1.error().message(),
+            "TrackingDeviceAllocator::allocate: injected fault: "
+            "allocation #1 of 8 bytes on cuda:1 fails "
+            "(fail_allocations_on cuda:1)");
   void* on0 = must_allocate(a, 8, 0);
   void* on2 = must_allocate(a, 8, 2);
   a.clear_faults();
@@ -596,8 +601,9 @@ TEST(TrackingDeviceAllocatorTest, FailCopiesFailsTheChosenDirections) {
   a.fail_copies(CopyDirection::HostToDevice);
   Error h2d = a.copy_host_to_device(p, host, 8, 0);
   EXPECT_EQ(h2d.code(), ErrorCode::Internal);
-  EXPECT_EQ(h2d.message(), "TrackingDeviceAllocator::copy_host_to_device: injected fault: copy "
-                           "of 8 B to cuda:0 fails (fail_copies)");
+  EXPECT_EQ(h2d.message(),
+            "TrackingDeviceAllocator::copy_host_to_device: injected fault: copy "
+            "of 8 B to cuda:0 fails (fail_copies)");
   EXPECT_EQ(peek_bytes(a, p, 8), std::vector<uint8_t>(8, 0xCD));
   EXPECT_TRUE(a.copy_device_to_host(host, p, 8, 0).ok());
   EXPECT_EQ(host[0], 0xCD);
@@ -607,8 +613,9 @@ TEST(TrackingDeviceAllocatorTest, FailCopiesFailsTheChosenDirections) {
   EXPECT_TRUE(a.copy_host_to_device(p, host, 8, 0).ok());
   Error d2h = a.copy_device_to_host(host, p, 8, 0);
   EXPECT_EQ(d2h.code(), ErrorCode::Internal);
-  EXPECT_EQ(d2h.message(), "TrackingDeviceAllocator::copy_device_to_host: injected fault: copy "
-                           "of 8 B from cuda:0 fails (fail_copies)");
+  EXPECT_EQ(d2h.message(),
+            "TrackingDeviceAllocator::copy_device_to_host: injected fault: copy "
+            "of 8 B from cuda:0 fails (fail_copies)");
 
   a.fail_copies(CopyDirection::Both);
   EXPECT_EQ(a.copy_host_to_device(p, host, 8, 0).code(), ErrorCode::Internal);
@@ -643,9 +650,10 @@ TEST(TrackingDeviceAllocatorTest, CapacityLimitsLiveBytesPerDevice) {
   Result<void*> over = a.allocate(64, 0);
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.code(), ErrorCode::MemoryAllocationFailed);
-  EXPECT_EQ(over.error().message(), "TrackingDeviceAllocator::allocate: out of memory on "
-                                    "cuda:0: requested 64 bytes with 960 bytes live, capacity "
-                                    "1000 bytes");
+  EXPECT_EQ(over.error().message(),
+            "TrackingDeviceAllocator::allocate: out of memory on "
+            "cuda:0: requested 64 bytes with 960 bytes live, capacity "
+            "1000 bytes");
   void* exact = must_allocate(a, 40, 0);  // 1000 exactly
   Result<void*> one_more = a.allocate(1, 0);
   EXPECT_EQ(one_more.code(), ErrorCode::MemoryAllocationFailed);
@@ -658,8 +666,9 @@ TEST(TrackingDeviceAllocatorTest, CapacityLimitsLiveBytesPerDevice) {
   std::vector<FailedAllocation> failed = a.failed_allocations();
   ASSERT_EQ(failed.size(), 3u);
   EXPECT_EQ(failed[0].seq, 2u);
-  EXPECT_EQ(failed[2].reason, "TrackingDeviceAllocator::allocate: out of memory on cuda:0: "
-                              "requested 1001 bytes with 104 bytes live, capacity 1000 bytes");
+  EXPECT_EQ(failed[2].reason,
+            "TrackingDeviceAllocator::allocate: out of memory on cuda:0: "
+            "requested 1001 bytes with 104 bytes live, capacity 1000 bytes");
   Error negative = a.set_capacity(-1, 10);
   EXPECT_EQ(negative.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(negative.message(),
@@ -667,8 +676,10 @@ TEST(TrackingDeviceAllocatorTest, CapacityLimitsLiveBytesPerDevice) {
 
   a.clear_capacities();
   void* unlimited = must_allocate(a, 5000, 0);
-  for (auto [p, i] : {std::pair<void*, DeviceIndex>{exact, 0}, {other_device, 1},
-                      {fits_again, 0}, {unlimited, 0}}) {
+  for (auto [p, i] : {std::pair<void*, DeviceIndex>{exact, 0},
+                      {other_device, 1},
+                      {fits_again, 0},
+                      {unlimited, 0}}) {
     a.deallocate(p, i);
   }
   EXPECT_FALSE(a.has_leaks());
@@ -682,8 +693,9 @@ TEST(TrackingDeviceAllocatorTest, RefusesAllocationsAboveTheLargestSimulatedSize
   Result<void*> r = a.allocate(101, 0);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.code(), ErrorCode::MemoryAllocationFailed);
-  EXPECT_EQ(r.error().message(), "TrackingDeviceAllocator::allocate: 101 bytes on cuda:0 exceed "
-                                 "the largest simulated allocation (100 bytes)");
+  EXPECT_EQ(r.error().message(),
+            "TrackingDeviceAllocator::allocate: 101 bytes on cuda:0 exceed "
+            "the largest simulated allocation (100 bytes)");
   // Absurd sizes are refused even without a limit, and never reach the host allocator.
   a.set_max_allocation_bytes(UINT64_MAX);
   Result<void*> absurd = a.allocate(SIZE_MAX - 8, 0);
@@ -722,14 +734,16 @@ TEST(TrackingDeviceAllocatorTest, RestrictedDevicesRejectOtherIndices) {
   Result<void*> r = a.allocate(8, 2);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(r.error().message(), "TrackingDeviceAllocator::allocate: device cuda:2 is not "
-                                 "simulated (simulated: cuda:0, cuda:1)");
+  EXPECT_EQ(r.error().message(),
+            "TrackingDeviceAllocator::allocate: device cuda:2 is not "
+            "simulated (simulated: cuda:0, cuda:1)");
   void* p1 = must_allocate(a, 8, 1);
 
   ASSERT_TRUE(a.restrict_devices({5, 3}).ok());
   Result<void*> r1 = a.allocate(8, 1);
-  EXPECT_EQ(r1.error().message(), "TrackingDeviceAllocator::allocate: device cuda:1 is not "
-                                  "simulated (simulated: cuda:3, cuda:5)");
+  EXPECT_EQ(r1.error().message(),
+            "TrackingDeviceAllocator::allocate: device cuda:1 is not "
+            "simulated (simulated: cuda:3, cuda:5)");
   void* p5 = must_allocate(a, 8, 5);
 
   Error bad = a.restrict_devices({1, -4});
@@ -741,14 +755,16 @@ TEST(TrackingDeviceAllocatorTest, RestrictedDevicesRejectOtherIndices) {
 
   Error too_many = a.set_device_count(129);
   EXPECT_EQ(too_many.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(too_many.message(), "TrackingDeviceAllocator::set_device_count: 129 devices "
-                                "requested; the count must be from 0 to 128");
+  EXPECT_EQ(too_many.message(),
+            "TrackingDeviceAllocator::set_device_count: 129 devices "
+            "requested; the count must be from 0 to 128");
   EXPECT_EQ(a.set_device_count(-1).code(), ErrorCode::InvalidArgument);
 
   ASSERT_TRUE(a.set_device_count(0).ok());
   Result<void*> none = a.allocate(8, 0);
-  EXPECT_EQ(none.error().message(), "TrackingDeviceAllocator::allocate: device cuda:0 is not "
-                                    "simulated (simulated: none)");
+  EXPECT_EQ(none.error().message(),
+            "TrackingDeviceAllocator::allocate: device cuda:0 is not "
+            "simulated (simulated: none)");
 
   a.allow_all_devices();
   void* p9 = must_allocate(a, 8, 9);
@@ -1011,13 +1027,15 @@ TEST(TrackingDeviceAllocatorTest, ResetForgetsStateButKeepsSettings) {
   void* q = must_allocate(a, 50);
   EXPECT_EQ(a.ledger()[0].seq, 1u);
   Result<void*> second = a.allocate(10, 0);
-  EXPECT_EQ(second.error().message(), "TrackingDeviceAllocator::allocate: injected fault: "
-                                      "allocation #2 of 10 bytes on cuda:0 fails "
-                                      "(fail_allocation_at 2)");
+  EXPECT_EQ(second.error().message(),
+            "TrackingDeviceAllocator::allocate: injected fault: "
+            "allocation #2 of 10 bytes on cuda:0 fails "
+            "(fail_allocation_at 2)");
   Result<void*> third = a.allocate(51, 0);
-  EXPECT_EQ(third.error().message(), "TrackingDeviceAllocator::allocate: out of memory on "
-                                     "cuda:0: requested 51 bytes with 50 bytes live, capacity "
-                                     "100 bytes");
+  EXPECT_EQ(third.error().message(),
+            "TrackingDeviceAllocator::allocate: out of memory on "
+            "cuda:0: requested 51 bytes with 50 bytes live, capacity "
+            "100 bytes");
   // A stale free of a block from before reset is an unknown pointer now.
   a.deallocate(p, 0);
   ASSERT_EQ(a.misuse().size(), 1u);
@@ -1036,7 +1054,6 @@ TEST(TrackingDeviceAllocatorTest, DestructorFreesLeakedAndQuarantinedBlocks) {
   EXPECT_NE(leaked, nullptr);
   a.reset();
 }
-
 
 // Released blocks are remembered in a bounded window: a long-lived allocator's lookup maps do
 // not grow with its history, and a double free inside the window is still a double free.

@@ -60,7 +60,8 @@ TEST(TrackingDeviceAllocatorThreadsTest, ManyThreadsLeaveAConsistentLedger) {
     ++per_owner[ledger[i].owner];
   }
   ASSERT_EQ(per_owner.size(), size_t{kThreads});
-  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(per_owner["thread " + std::to_string(t)], kIterations);
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(per_owner["thread " + std::to_string(t)], kIterations);
 
   for (DeviceIndex index : {0, 1}) {
     DeviceAllocationStats s = a.stats(index);

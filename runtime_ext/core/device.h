@@ -69,7 +69,6 @@ std::ostream& operator<<(std::ostream& os, Device device);
 template <>
 struct std::hash<devplan::Device> {
   size_t operator()(devplan::Device d) const noexcept {
-    return (static_cast<size_t>(static_cast<uint8_t>(d.type)) << 8) |
-           static_cast<uint8_t>(d.index);
+    return (static_cast<size_t>(static_cast<uint8_t>(d.type)) << 8) | static_cast<uint8_t>(d.index);
   }
 };

@@ -61,8 +61,8 @@ DeviceAllocator* get_device_allocator(DeviceType type);
 // previous one (which may be none). Not copyable or movable.
 class ScopedDeviceAllocator {
  public:
-  explicit ScopedDeviceAllocator(DeviceAllocator* allocator,
-                                 DeviceAllocatorRegistry& registry = DeviceAllocatorRegistry::global());
+  explicit ScopedDeviceAllocator(DeviceAllocator* allocator, DeviceAllocatorRegistry& registry =
+                                                                 DeviceAllocatorRegistry::global());
   // Installs `allocator` (may be nullptr, to hide a registered one) for `type`.
   ScopedDeviceAllocator(DeviceType type, DeviceAllocator* allocator,
                         DeviceAllocatorRegistry& registry = DeviceAllocatorRegistry::global());

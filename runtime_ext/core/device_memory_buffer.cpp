@@ -10,8 +10,7 @@ Result<DeviceMemoryBuffer> DeviceMemoryBuffer::create(size_t size, DeviceType ty
   const Device device(type, index);
   DeviceAllocator* allocator = registry.get(type);
   if (allocator == nullptr) {
-    return Error(ErrorCode::NotFound,
-                 "no device allocator registered for " + device.to_string());
+    return Error(ErrorCode::NotFound, "no device allocator registered for " + device.to_string());
   }
   if (size == 0) return DeviceMemoryBuffer(nullptr, 0, device, allocator);
   Result<void*> ptr = allocator->allocate(size, index, alignment);
@@ -20,9 +19,9 @@ Result<DeviceMemoryBuffer> DeviceMemoryBuffer::create(size_t size, DeviceType ty
                                     device.to_string());
   }
   if (*ptr == nullptr) {
-    return Error(ErrorCode::MemoryAllocationFailed,
-                 "allocator returned null for " + std::to_string(size) + " bytes on " +
-                     device.to_string());
+    return Error(
+        ErrorCode::MemoryAllocationFailed,
+        "allocator returned null for " + std::to_string(size) + " bytes on " + device.to_string());
   }
   return DeviceMemoryBuffer(*ptr, size, device, allocator);
 }
@@ -45,13 +44,6 @@ DeviceMemoryBuffer& DeviceMemoryBuffer::operator=(DeviceMemoryBuffer&& other) no
 }
 
 DeviceMemoryBuffer::~DeviceMemoryBuffer() { free_memory(); }
-
-void* DeviceMemoryBuffer::release() {
-  void* data = std::exchange(data_, nullptr);
-  size_ = 0;
-  allocator_ = nullptr;
-  return data;
-}
 
 void DeviceMemoryBuffer::free_memory() {
   if (data_ != nullptr && allocator_ != nullptr) allocator_->deallocate(data_, device_.index);

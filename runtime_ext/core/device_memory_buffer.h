@@ -43,10 +43,6 @@ class DeviceMemoryBuffer final {
   DeviceAllocator* allocator() const { return allocator_; }
   Span<uint8_t> as_span() const { return Span<uint8_t>(static_cast<uint8_t*>(data_), size_); }
 
-  // Gives up ownership without freeing: returns the pointer, which the caller must now
-  // deallocate through allocator() with device().index. The buffer becomes empty.
-  void* release();
-
  private:
   DeviceMemoryBuffer(void* data, size_t size, Device device, DeviceAllocator* allocator)
       : data_(data), size_(size), device_(device), allocator_(allocator) {}

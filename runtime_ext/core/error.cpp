@@ -45,16 +45,6 @@ const char* error_code_name(ErrorCode code) {
   return "Unknown";
 }
 
-bool parse_error_code(const std::string& name, ErrorCode* out) {
-  for (const CodeName& entry : kCodeNames) {
-    if (name == entry.name) {
-      *out = entry.code;
-      return true;
-    }
-  }
-  return false;
-}
-
 std::string Error::to_string() const {
   std::string text = error_code_name(code_);
   if (!message_.empty()) {

@@ -39,9 +39,6 @@ enum class ErrorCode : uint32_t {
 // The code's name as written in reports and JSON ("InvalidProgram").
 const char* error_code_name(ErrorCode code);
 
-// Parses a name produced by error_code_name; returns false for anything else.
-bool parse_error_code(const std::string& name, ErrorCode* out);
-
 // An error code plus a message. Cheap to pass when ok (no message is stored).
 class [[nodiscard]] Error {
  public:
@@ -75,10 +72,10 @@ std::ostream& operator<<(std::ostream& os, const Error& error);
 }  // namespace devplan
 
 // Returns the Error from the enclosing function when `expr` (an Error) is not ok.
-#define DEVPLAN_RETURN_IF_ERROR(expr)               \
-  do {                                              \
-    ::devplan::Error devplan_err_ = (expr);         \
-    if (!devplan_err_.ok()) return devplan_err_;    \
+#define DEVPLAN_RETURN_IF_ERROR(expr)            \
+  do {                                           \
+    ::devplan::Error devplan_err_ = (expr);      \
+    if (!devplan_err_.ok()) return devplan_err_; \
   } while (0)
 
 #define DEVPLAN_CONCAT_INNER_(a, b) a##b

@@ -8,15 +8,15 @@ namespace devplan {
 Result<HierarchicalAllocator> HierarchicalAllocator::create(std::vector<Span<uint8_t>> buffers,
                                                             std::vector<Device> devices) {
   if (buffers.size() != devices.size()) {
-    return Error(ErrorCode::InvalidArgument,
-                 "planned memory has " + std::to_string(buffers.size()) + " buffers but " +
-                     std::to_string(devices.size()) + " devices");
+    return Error(ErrorCode::InvalidArgument, "planned memory has " +
+                                                 std::to_string(buffers.size()) + " buffers but " +
+                                                 std::to_string(devices.size()) + " devices");
   }
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].data() == nullptr && buffers[i].size() != 0) {
-      return Error(ErrorCode::InvalidArgument,
-                   "planned buffer " + std::to_string(i) + " has " +
-                       std::to_string(buffers[i].size()) + " bytes but no memory");
+      return Error(ErrorCode::InvalidArgument, "planned buffer " + std::to_string(i) + " has " +
+                                                   std::to_string(buffers[i].size()) +
+                                                   " bytes but no memory");
     }
   }
   return HierarchicalAllocator(std::move(buffers), std::move(devices));
@@ -25,9 +25,9 @@ Result<HierarchicalAllocator> HierarchicalAllocator::create(std::vector<Span<uin
 Result<void*> HierarchicalAllocator::get_offset_address(uint32_t buffer_id, uint64_t offset,
                                                         uint64_t nbytes) const {
   if (buffer_id >= buffers_.size()) {
-    return Error(ErrorCode::InvalidArgument,
-                 "planned buffer " + std::to_string(buffer_id) + " does not exist (" +
-                     std::to_string(buffers_.size()) + " buffers)");
+    return Error(ErrorCode::InvalidArgument, "planned buffer " + std::to_string(buffer_id) +
+                                                 " does not exist (" +
+                                                 std::to_string(buffers_.size()) + " buffers)");
   }
   const Span<uint8_t> buffer = buffers_[buffer_id];
   const uint64_t size = buffer.size();

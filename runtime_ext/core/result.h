@@ -26,7 +26,8 @@ class [[nodiscard]] Result {
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design.
   // An error Result. An ok Error here is a programming mistake and becomes Internal.
   Result(Error error) : error_(std::move(error)) {  // NOLINT
-    if (error_.ok()) error_ = Error(ErrorCode::Internal, "Result constructed from Ok without a value");
+    if (error_.ok())
+      error_ = Error(ErrorCode::Internal, "Result constructed from Ok without a value");
   }
   Result(ErrorCode code) : Result(Error(code)) {}  // NOLINT
 

@@ -44,8 +44,7 @@ class Backend {
   // Prepares `delegate`. A null handle is allowed when the backend keeps no state.
   virtual Result<std::unique_ptr<DelegateHandle>> init(const DelegateInfo& delegate,
                                                        const BackendContext& ctx) = 0;
-  virtual Error execute(DelegateHandle* handle, const BackendContext& ctx,
-                        Span<EValue*> args) = 0;
+  virtual Error execute(DelegateHandle* handle, const BackendContext& ctx, Span<EValue*> args) = 0;
 };
 
 class BackendRegistry {

@@ -3,9 +3,9 @@
 namespace devplan {
 
 Error KernelContext::arg_error(ErrorCode code, size_t arg, const std::string& what) const {
-  const std::string value =
-      arg < value_indices.size() ? "value " + std::to_string(value_indices[arg])
-                                 : "argument " + std::to_string(arg);
+  const std::string value = arg < value_indices.size()
+                                ? "value " + std::to_string(value_indices[arg])
+                                : "argument " + std::to_string(arg);
   return Error(code, op_name + ": " + value + ": " + what);
 }
 
@@ -30,9 +30,9 @@ Error require_host_tensor(const KernelContext& ctx, Span<EValue*> args, size_t a
   DEVPLAN_RETURN_IF_ERROR(require_tensor(ctx, args, arg));
   const Tensor& t = args[arg]->tensor;
   if (!t.device.is_cpu()) {
-    return ctx.arg_error(ErrorCode::InvalidArgument, arg,
-                         "tensor is on " + t.device.to_string() +
-                             "; a host kernel cannot read device memory");
+    return ctx.arg_error(
+        ErrorCode::InvalidArgument, arg,
+        "tensor is on " + t.device.to_string() + "; a host kernel cannot read device memory");
   }
   return Error::success();
 }

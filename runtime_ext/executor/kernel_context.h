@@ -13,8 +13,8 @@
 namespace devplan {
 
 struct KernelContext {
-  std::string op_name;                     // "aten::add.out"
-  Span<const int32_t> value_indices;       // value index of each argument
+  std::string op_name;                // "aten::add.out"
+  Span<const int32_t> value_indices;  // value index of each argument
   const DeviceAllocatorRegistry* allocators = nullptr;
   MemoryAllocator* temp_allocator = nullptr;
 

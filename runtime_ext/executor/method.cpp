@@ -16,11 +16,10 @@ Error check_tensor_alignment(size_t index, const TensorInfo& info, const void* d
   if (info.nbytes == 0 || elem <= 1 || reinterpret_cast<uintptr_t>(data) % elem == 0) {
     return Error::success();
   }
-  const std::string where =
-      info.storage == TensorStorage::Constant
-          ? "constant data"
-          : "planned at offset " + std::to_string(info.offset) + " of buffer " +
-                std::to_string(info.buffer_index);
+  const std::string where = info.storage == TensorStorage::Constant
+                                ? "constant data"
+                                : "planned at offset " + std::to_string(info.offset) +
+                                      " of buffer " + std::to_string(info.buffer_index);
   return Error(ErrorCode::InvalidProgram,
                value_name(index) + ": " + scalar_type_name(info.dtype) + " tensor " + where +
                    " is not aligned to its element size " + std::to_string(elem));
@@ -48,10 +47,10 @@ Error Method::init() {
   }
   for (size_t b = 0; b < num_buffers; ++b) {
     if (memory_.planned_buffer_device(b) != plan_.buffer_devices[b]) {
-      return Error(ErrorCode::InvalidArgument,
-                   "planned buffer " + std::to_string(b) + " is on " +
-                       memory_.planned_buffer_device(b).to_string() +
-                       " but the program places it on " + plan_.buffer_devices[b].to_string());
+      return Error(ErrorCode::InvalidArgument, "planned buffer " + std::to_string(b) + " is on " +
+                                                   memory_.planned_buffer_device(b).to_string() +
+                                                   " but the program places it on " +
+                                                   plan_.buffer_devices[b].to_string());
     }
   }
   values_.resize(plan_.values.size());
@@ -131,9 +130,9 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
       const uint64_t words = (info.nbytes + 7) / 8;
       std::unique_ptr<uint64_t[]> storage(new (std::nothrow) uint64_t[words]());
       if (!storage) {
-        return Error(ErrorCode::MemoryAllocationFailed,
-                     value_name(index) + ": no host memory for " + std::to_string(info.nbytes) +
-                         " bytes");
+        return Error(
+            ErrorCode::MemoryAllocationFailed,
+            value_name(index) + ": no host memory for " + std::to_string(info.nbytes) + " bytes");
       }
       runtime_bound_bytes_ += info.nbytes;
       out->data = storage.get();
@@ -150,14 +149,15 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
   }
   HierarchicalAllocator* planned = memory_.planned_memory();
   if (planned == nullptr) {
-    return Error(ErrorCode::InvalidState, value_name(index) + ": planned tensor but no planned memory");
+    return Error(ErrorCode::InvalidState,
+                 value_name(index) + ": planned tensor but no planned memory");
   }
   const Device buffer_device = memory_.planned_buffer_device(info.buffer_index);
   if (info.buffer_index >= memory_.num_planned_buffers() || buffer_device != info.memory_device()) {
-    return Error(ErrorCode::InvalidProgram,
-                 value_name(index) + ": tensor on " + info.device.to_string() +
-                     " planned in buffer " + std::to_string(info.buffer_index) + " on " +
-                     buffer_device.to_string());
+    return Error(ErrorCode::InvalidProgram, value_name(index) + ": tensor on " +
+                                                info.device.to_string() + " planned in buffer " +
+                                                std::to_string(info.buffer_index) + " on " +
+                                                buffer_device.to_string());
   }
   Result<void*> address = planned->get_offset_address(info.buffer_index, info.offset, info.nbytes);
   if (!address.ok()) {
@@ -170,8 +170,8 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
   }
   if (info.data.size() < info.nbytes) {
     return Error(ErrorCode::InvalidProgram, value_name(index) + ": initial value has " +
-                                                std::to_string(info.data.size()) + " bytes, needs " +
-                                                std::to_string(info.nbytes));
+                                                std::to_string(info.data.size()) +
+                                                " bytes, needs " + std::to_string(info.nbytes));
   }
   if (info.memory_device().is_cpu()) {
     std::memcpy(out->data, info.data.data(), info.nbytes);
@@ -182,8 +182,8 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
     return Error(ErrorCode::NotFound, value_name(index) + ": no device allocator registered for " +
                                           info.device.to_string());
   }
-  Error err = allocator->copy_host_to_device(out->data, info.data.data(), info.nbytes,
-                                             info.device.index);
+  Error err =
+      allocator->copy_host_to_device(out->data, info.data.data(), info.nbytes, info.device.index);
   if (!err.ok()) return err.with_context(value_name(index) + ": copying its initial value");
   return Error::success();
 }
@@ -265,9 +265,9 @@ Error Method::run_step(size_t chain, size_t pc, const Step& step) {
       const size_t d = static_cast<size_t>(instruction.delegate_index);
       const std::string& id = plan_.delegates[d].id;
       if (delegate_backends_[d] == nullptr) {
-        return Error(ErrorCode::OperatorMissing,
-                     "delegate " + std::to_string(d) + " needs backend " + id +
-                         ", which is not registered");
+        return Error(
+            ErrorCode::OperatorMissing,
+            "delegate " + std::to_string(d) + " needs backend " + id + ", which is not registered");
       }
       BackendContext ctx{plan_.name, id,
                          Span<const int32_t>(instruction.args.data(), instruction.args.size()),
@@ -316,10 +316,10 @@ Error Method::execute() {
       if (instruction.kind == InstructionKind::JumpFalse) {
         const EValue& cond = values_[instruction.cond_value];
         if (!cond.is_bool()) {
-          return Error(ErrorCode::InvalidProgram,
-                       where(c, pc) + ": jump condition value " +
-                           std::to_string(instruction.cond_value) + " is " +
-                           value_tag_name(cond.tag) + ", not Bool");
+          return Error(ErrorCode::InvalidProgram, where(c, pc) + ": jump condition value " +
+                                                      std::to_string(instruction.cond_value) +
+                                                      " is " + value_tag_name(cond.tag) +
+                                                      ", not Bool");
         }
         pc = cond.bool_value ? pc + 1 : static_cast<size_t>(instruction.destination);
         continue;
@@ -341,8 +341,8 @@ Error Method::set_input(size_t i, const EValue& input) {
   EValue& target = values_[plan_.inputs[i]];
   if (!target.is_tensor()) {
     if (input.tag != target.tag) {
-      return Error(ErrorCode::InvalidType, name + " is " + value_tag_name(target.tag) +
-                                               ", given " + value_tag_name(input.tag));
+      return Error(ErrorCode::InvalidType, name + " is " + value_tag_name(target.tag) + ", given " +
+                                               value_tag_name(input.tag));
     }
     target = input;
     return Error::success();
@@ -370,10 +370,10 @@ Error Method::set_input(size_t i, const EValue& input) {
                  name + ": the given tensor must be host memory, found " + src.device.to_string());
   }
   if (src.dtype != dst.dtype || src.sizes != dst.sizes || src.nbytes != dst.nbytes) {
-    return Error(ErrorCode::InvalidArgument,
-                 name + " expects " + dst.describe() + " (" + std::to_string(dst.nbytes) +
-                     " bytes), given " + src.describe() + " (" + std::to_string(src.nbytes) +
-                     " bytes)");
+    return Error(ErrorCode::InvalidArgument, name + " expects " + dst.describe() + " (" +
+                                                 std::to_string(dst.nbytes) + " bytes), given " +
+                                                 src.describe() + " (" +
+                                                 std::to_string(src.nbytes) + " bytes)");
   }
   if (dst.nbytes == 0) return Error::success();
   if (dst.device.is_cpu()) {
@@ -418,8 +418,8 @@ bool Method::needs_caller_memory(size_t index) const {
 Result<const EValue*> Method::get_output(size_t i) const {
   if (i >= plan_.outputs.size()) {
     return Error(ErrorCode::InvalidArgument,
-                 "method '" + plan_.name + "': output " + std::to_string(i) +
-                     " does not exist (" + std::to_string(plan_.outputs.size()) + " outputs)");
+                 "method '" + plan_.name + "': output " + std::to_string(i) + " does not exist (" +
+                     std::to_string(plan_.outputs.size()) + " outputs)");
   }
   return &values_[plan_.outputs[i]];
 }

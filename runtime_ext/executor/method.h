@@ -11,8 +11,9 @@
 // is its buffer's device. Initial values of device tensors are copied through the device's
 // allocator; host code never writes device memory. Runtime-bound host tensors (inputs the
 // caller fills) get host memory owned by the Method; runtime-bound device tensors (skip-copy
-// inputs and outputs) get the caller's device memory (set_input, set_output_data). Kernels and backends are resolved at load; a
-// missing one does not fail the load, executing it returns OperatorMissing.
+// inputs and outputs) get the caller's device memory (set_input, set_output_data). Kernels and
+// backends are resolved at load; a missing one does not fail the load, executing it returns
+// OperatorMissing.
 //
 // Ownership: the Method borrows the MethodPlan and the planned memory, which must outlive it;
 // it owns its values, its runtime-bound storage and its delegate handles.

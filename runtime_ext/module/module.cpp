@@ -28,8 +28,8 @@ Error Module::load() {
   if (load_error_) return *load_error_;
   Result<Program> program = Error(ErrorCode::Internal, "not loaded");
   if (file_path_.empty()) {
-    program = Program::load_from_bytes(
-        Span<const uint8_t>(program_bytes_.data(), program_bytes_.size()));
+    program =
+        Program::load_from_bytes(Span<const uint8_t>(program_bytes_.data(), program_bytes_.size()));
   } else {
     Result<FileDataLoader> loader = FileDataLoader::open(file_path_);
     if (!loader.ok()) {
@@ -86,14 +86,12 @@ Error Module::load_method(const std::string& name, HierarchicalAllocator* planne
     PlannedMemoryOptions memory_options;
     memory_options.allocators = options_.runtime.allocators;
     memory_options.max_host_bytes = options_.max_host_buffer_bytes;
-    memory_options.unload_bug = options_.unload_bug;
     DEVPLAN_ASSIGN_OR_RETURN(loaded.memory, PlannedMemory::allocate(*method_plan, memory_options));
     memory = loaded.memory->hierarchical_allocator();
   }
   // On failure `loaded` goes out of scope here and frees whatever was allocated for it.
-  DEVPLAN_ASSIGN_OR_RETURN(loaded.method,
-                           Method::load(*method_plan, MemoryManager(nullptr, memory),
-                                        options_.runtime));
+  DEVPLAN_ASSIGN_OR_RETURN(
+      loaded.method, Method::load(*method_plan, MemoryManager(nullptr, memory), options_.runtime));
   methods_.emplace(name, std::move(loaded));
   return Error::success();
 }
@@ -102,10 +100,11 @@ Result<HierarchicalAllocator*> Module::shared_arena_view(const MethodPlan& metho
                                                          LoadedMethod* loaded) {
   for (size_t b = 0; b < method_plan.buffer_devices.size(); ++b) {
     if (!method_plan.buffer_devices[b].is_cpu()) {
-      return Error(ErrorCode::NotSupported,
-                   "method '" + method_plan.name + "': share_memory_arenas does not support "
-                   "device buffers (buffer " + std::to_string(b) + " is on " +
-                       method_plan.buffer_devices[b].to_string() + ")");
+      return Error(ErrorCode::NotSupported, "method '" + method_plan.name +
+                                                "': share_memory_arenas does not support "
+                                                "device buffers (buffer " +
+                                                std::to_string(b) + " is on " +
+                                                method_plan.buffer_devices[b].to_string() + ")");
     }
   }
   if (shared_buffers_.empty()) {
@@ -145,10 +144,10 @@ Result<HierarchicalAllocator*> Module::shared_arena_view(const MethodPlan& metho
     spans.emplace_back(reinterpret_cast<uint8_t*>(shared_buffers_[b].get()),
                        method_plan.buffer_sizes[b]);
   }
-  DEVPLAN_ASSIGN_OR_RETURN(HierarchicalAllocator view,
-                           HierarchicalAllocator::create(std::move(spans),
-                                                         method_plan.buffer_devices));
-  loaded->shared_view.reset(new HierarchicalAllocator(std::move(view)));
+  DEVPLAN_ASSIGN_OR_RETURN(
+      HierarchicalAllocator view,
+      HierarchicalAllocator::create(std::move(spans), method_plan.buffer_devices));
+  loaded->shared_view = std::make_unique<HierarchicalAllocator>(std::move(view));
   return loaded->shared_view.get();
 }
 
@@ -184,9 +183,9 @@ Result<std::vector<EValue>> Module::execute(const std::string& name,
   DEVPLAN_RETURN_IF_ERROR(load_method(name));
   Method* m = methods_.at(name).method.get();
   if (inputs.size() > m->num_inputs()) {
-    return Error(ErrorCode::InvalidArgument,
-                 "method '" + name + "' takes " + std::to_string(m->num_inputs()) +
-                     " inputs, given " + std::to_string(inputs.size()));
+    return Error(ErrorCode::InvalidArgument, "method '" + name + "' takes " +
+                                                 std::to_string(m->num_inputs()) +
+                                                 " inputs, given " + std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) DEVPLAN_RETURN_IF_ERROR(m->set_input(i, inputs[i]));
   DEVPLAN_RETURN_IF_ERROR(m->execute());

@@ -38,8 +38,6 @@ struct ModuleOptions {
   MethodRuntime runtime;
   // Cap on each method's host planned bytes (MemoryAllocationFailed beyond it).
   uint64_t max_host_buffer_bytes = UINT64_MAX;
-  // A deliberate bug in the unload path (see UnloadBug); None except in self-tests.
-  UnloadBug unload_bug = UnloadBug::None;
 };
 
 class Module {

@@ -7,37 +7,11 @@
 
 namespace devplan {
 
-const char* unload_bug_name(UnloadBug bug) {
-  switch (bug) {
-    case UnloadBug::None:
-      return "none";
-    case UnloadBug::SkipFree:
-      return "skip-free";
-    case UnloadBug::DoubleFree:
-      return "double-free";
-    case UnloadBug::WrongIndexFree:
-      return "wrong-index-free";
-  }
-  return "none";
-}
-
-bool parse_unload_bug(const std::string& text, UnloadBug* out) {
-  for (UnloadBug bug : {UnloadBug::None, UnloadBug::SkipFree, UnloadBug::DoubleFree,
-                        UnloadBug::WrongIndexFree}) {
-    if (text == unload_bug_name(bug)) {
-      *out = bug;
-      return true;
-    }
-  }
-  return false;
-}
-
 void PlannedMemory::HostFree::operator()(uint8_t* p) const { std::free(p); }
 
 Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
     const MethodPlan& plan, const PlannedMemoryOptions& options) {
   std::unique_ptr<PlannedMemory> memory(new PlannedMemory());
-  memory->unload_bug_ = options.unload_bug;
   std::vector<Span<uint8_t>> spans;
   spans.reserve(plan.buffer_sizes.size());
   size_t num_device_buffers = 0;
@@ -81,9 +55,9 @@ Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
       return fail(Error(ErrorCode::MemoryAllocationFailed, "size does not fit in memory"));
     }
     ScopedAllocationOwner scoped_owner(plan.name + "/buffer " + std::to_string(i));
-    Result<DeviceMemoryBuffer> buffer = DeviceMemoryBuffer::create(
-        static_cast<size_t>(size), device.type, device.index, kDefaultAlignment,
-        *options.allocators);
+    Result<DeviceMemoryBuffer> buffer =
+        DeviceMemoryBuffer::create(static_cast<size_t>(size), device.type, device.index,
+                                   kDefaultAlignment, *options.allocators);
     if (!buffer.ok()) return fail(buffer.error());
     spans.push_back(buffer->as_span());
     memory->device_buffers_.push_back(std::move(buffer).value());
@@ -99,28 +73,6 @@ size_t PlannedMemory::num_device_allocations() const {
   size_t n = 0;
   for (const DeviceMemoryBuffer& b : device_buffers_) n += b.data() != nullptr ? 1 : 0;
   return n;
-}
-
-PlannedMemory::~PlannedMemory() {
-  if (unload_bug_ == UnloadBug::None) return;  // the buffers free themselves, exactly once
-  for (DeviceMemoryBuffer& buffer : device_buffers_) {
-    DeviceAllocator* allocator = buffer.allocator();
-    const DeviceIndex index = buffer.device().index;
-    if (buffer.data() == nullptr || allocator == nullptr) continue;
-    switch (unload_bug_) {
-      case UnloadBug::SkipFree:
-        (void)buffer.release();
-        break;
-      case UnloadBug::DoubleFree:
-        allocator->deallocate(buffer.data(), index);  // and once more by the buffer itself
-        break;
-      case UnloadBug::WrongIndexFree:
-        allocator->deallocate(buffer.release(), static_cast<DeviceIndex>((index + 1) % 128));
-        break;
-      case UnloadBug::None:
-        break;
-    }
-  }
 }
 
 }  // namespace devplan

@@ -24,31 +24,18 @@
 
 namespace devplan {
 
-// A deliberate bug in the unload path, for testing that a leak hunter catches it. Compiled in,
-// off unless a caller asks for it (`devplan simulate --inject-bug`).
-enum class UnloadBug : uint8_t {
-  None,
-  SkipFree,        // device buffers are never freed (a leak)
-  DoubleFree,      // each device buffer is freed twice
-  WrongIndexFree,  // each device buffer is freed with the next device index
-};
-
-// "skip-free", "double-free", "wrong-index-free", "none".
-const char* unload_bug_name(UnloadBug bug);
-bool parse_unload_bug(const std::string& text, UnloadBug* out);
-
 struct PlannedMemoryOptions {
   const DeviceAllocatorRegistry* allocators = &DeviceAllocatorRegistry::global();
   // Cap on the host bytes of one method's CPU buffers (MemoryAllocationFailed beyond it).
   uint64_t max_host_bytes = UINT64_MAX;
-  UnloadBug unload_bug = UnloadBug::None;
 };
 
 class PlannedMemory {
  public:
   static Result<std::unique_ptr<PlannedMemory>> allocate(const MethodPlan& plan,
                                                          const PlannedMemoryOptions& options);
-  ~PlannedMemory();
+  // The buffers free themselves, each exactly once.
+  ~PlannedMemory() = default;
   PlannedMemory(const PlannedMemory&) = delete;
   PlannedMemory& operator=(const PlannedMemory&) = delete;
 
@@ -68,7 +55,6 @@ class PlannedMemory {
   std::vector<std::unique_ptr<uint8_t, HostFree>> host_buffers_;
   std::vector<DeviceMemoryBuffer> device_buffers_;
   HierarchicalAllocator allocator_;
-  UnloadBug unload_bug_ = UnloadBug::None;
 };
 
 }  // namespace devplan

@@ -53,7 +53,7 @@ struct PropagationOptions {
 };
 
 struct DeviceGraph {
-  Graph graph;                        // the input graph plus copy nodes and copy tensors
+  Graph graph;                         // the input graph plus copy nodes and copy tensors
   std::vector<Device> tensor_devices;  // where each tensor of `graph` lives
   // For each tensor of `graph`: the tensor it is a copy of (an index into `graph`), or -1 for
   // the tensors of the input graph, which keep their indices.

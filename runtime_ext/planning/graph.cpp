@@ -64,21 +64,18 @@ std::string tensor_type_string(ScalarType dtype, const std::vector<int64_t>& sha
 Result<uint64_t> tensor_nbytes(ScalarType dtype, const std::vector<int64_t>& shape) {
   const uint64_t elem = element_size(dtype);
   if (elem == 0) {
-    return Error(ErrorCode::InvalidArgument,
-                 "unknown dtype " + scalar_type_name(dtype));
+    return Error(ErrorCode::InvalidArgument, "unknown dtype " + scalar_type_name(dtype));
   }
   uint64_t total = elem;
   for (int64_t dim : shape) {
     if (dim < 0) {
-      return Error(ErrorCode::InvalidArgument,
-                   "negative dimension " + std::to_string(dim) + " in shape " +
-                       tensor_type_string(dtype, shape));
+      return Error(ErrorCode::InvalidArgument, "negative dimension " + std::to_string(dim) +
+                                                   " in shape " + tensor_type_string(dtype, shape));
     }
     if (dim > kMaxTensorDim) {
-      return Error(ErrorCode::InvalidArgument,
-                   "dimension " + std::to_string(dim) + " exceeds " +
-                       std::to_string(kMaxTensorDim) + " in shape " +
-                       tensor_type_string(dtype, shape));
+      return Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) + " exceeds " +
+                                                   std::to_string(kMaxTensorDim) + " in shape " +
+                                                   tensor_type_string(dtype, shape));
     }
     const uint64_t d = static_cast<uint64_t>(dim);
     if (d != 0 && total > UINT64_MAX / d) {
@@ -122,8 +119,8 @@ class GraphValidator {
     for (size_t i = 0; i < g_.outputs.size(); ++i) {
       const int32_t t = g_.outputs[i];
       if (!in_range(t)) {
-        return fail("output " + std::to_string(i) + " refers to tensor index " +
-                    std::to_string(t) + ", outside [0, " + std::to_string(n) + ")");
+        return fail("output " + std::to_string(i) + " refers to tensor index " + std::to_string(t) +
+                    ", outside [0, " + std::to_string(n) + ")");
       }
       if (is_output[t]) {
         return fail("tensor '" + g_.tensors[t].id + "' is listed twice as a method output");
@@ -140,9 +137,7 @@ class GraphValidator {
  private:
   static constexpr int64_t kUndefined = INT64_MIN;
 
-  bool in_range(int32_t t) const {
-    return t >= 0 && static_cast<size_t>(t) < g_.tensors.size();
-  }
+  bool in_range(int32_t t) const { return t >= 0 && static_cast<size_t>(t) < g_.tensors.size(); }
 
   Error fail(const std::string& what) const {
     return Error(ErrorCode::InvalidArgument, "method '" + g_.name + "': " + what);
@@ -217,8 +212,9 @@ class GraphValidator {
                                 "' is a method input; a method input cannot be produced");
       }
       if (d != kUndefined) {
-        return fail_node(k, "output '" + g_.tensors[t].id + "' is produced twice (already by node " +
-                                std::to_string(d) + " (" + g_.nodes[d].label() + "))");
+        return fail_node(k, "output '" + g_.tensors[t].id +
+                                "' is produced twice (already by node " + std::to_string(d) + " (" +
+                                g_.nodes[d].label() + "))");
       }
       defined_at_[t] = static_cast<int64_t>(k);
     }

@@ -33,7 +33,7 @@ namespace devplan {
 // The largest dimension a tensor may have: the program file stores sizes as int32.
 constexpr int64_t kMaxTensorDim = INT32_MAX;
 
-// A tensor of the graph. (Not called TensorSpec: runtime_ext/program/method_builder.h has one
+// A tensor of the graph. (Not called TensorSpec: runtime_ext/writer/method_builder.h has one
 // of its own, for the file writer.)
 struct GraphTensor {
   std::string id;

@@ -88,7 +88,8 @@ class Builder {
       if (rng_.chance(kRunStop)) in_run_ = false;
     } else if (rng_.chance(start)) {
       in_run_ = true;
-      run_device_ = Device::cuda(static_cast<DeviceIndex>(rng_.range(0, std::min(o_.num_devices, 128) - 1)));
+      run_device_ =
+          Device::cuda(static_cast<DeviceIndex>(rng_.range(0, std::min(o_.num_devices, 128) - 1)));
     }
     if (in_run_) {
       g_.add_delegate(kBackend, run_device_, std::move(ins), std::move(outs));

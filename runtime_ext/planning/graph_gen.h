@@ -50,7 +50,7 @@ struct GraphGenOptions {
   size_t num_tensors = 100;  // the graph has at least this many tensors (and at least 2), and
                              // exceeds it by less than one block of its family
   uint64_t seed = 1;
-  int num_devices = 0;            // CUDA devices delegates may target; 0: kernels only
+  int num_devices = 0;             // CUDA devices delegates may target; 0: kernels only
   double delegate_fraction = 0.3;  // share of nodes that are delegates when num_devices > 0
   size_t random_dag_reach = 16;    // random_dag: how many recent tensors an input may reach back
   std::string name = "forward";

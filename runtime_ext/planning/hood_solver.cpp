@@ -22,7 +22,8 @@ void HoodSolver::reset(PlacementEngine& engine, const std::vector<int32_t>& item
     fixed_.clear();
     engine.collect(engine.first(i), engine.last(i), &fixed_);
     occupied_.clear();
-    for (int32_t j : fixed_) occupied_.emplace_back(engine.offset(j), engine.offset(j) + engine.size(j));
+    for (int32_t j : fixed_)
+      occupied_.emplace_back(engine.offset(j), engine.offset(j) + engine.size(j));
     std::sort(occupied_.begin(), occupied_.end());
     std::vector<std::pair<uint64_t, uint64_t>>& gaps = gaps_[a];
     gaps.clear();

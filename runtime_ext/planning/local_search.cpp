@@ -41,7 +41,8 @@ class Search {
   int32_t random_top(SplitMix64& rng) const {
     const uint64_t top = total();
     size_t count = 0;
-    for (auto it = ends_.rbegin(); it != ends_.rend() && it->first == top && count < kMaxTopChoices; ++it) {
+    for (auto it = ends_.rbegin(); it != ends_.rend() && it->first == top && count < kMaxTopChoices;
+         ++it) {
       ++count;
     }
     auto it = ends_.rbegin();
@@ -112,8 +113,8 @@ void pick_neighbourhood(PlacementEngine& engine, const Search& search, SplitMix6
       if (hood->size() <= cap || w == 0) break;
     }
   }
-  const int32_t too_long = rng.below(16) == 0 ? 16 * kLongLifetime
-                                             : std::max(kLongLifetime, 4 * (hi - lo + 1));
+  const int32_t too_long =
+      rng.below(16) == 0 ? 16 * kLongLifetime : std::max(kLongLifetime, 4 * (hi - lo + 1));
   hood->erase(std::remove_if(hood->begin(), hood->end(),
                              [&](int32_t i) { return lifetime(engine, i) > too_long; }),
               hood->end());
@@ -170,7 +171,8 @@ LocalSearchResult improve_placement(PlacementEngine& engine, std::vector<uint64_
       const uint64_t r = rng.below(100);
       if (r < 75) {
         // Move an item earlier: the target (when in the neighbourhood) or a random one.
-        size_t from = static_cast<size_t>(std::find(hood.begin(), hood.end(), target) - hood.begin());
+        size_t from =
+            static_cast<size_t>(std::find(hood.begin(), hood.end(), target) - hood.begin());
         if (r >= 45 || from == m) from = 1 + rng.below(m - 1);
         if (from == 0) continue;
         keep = rng.below(from);

@@ -77,7 +77,8 @@ Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& dg, const PlanOpti
   for (const auto& [device, members] : partitions) {
     std::vector<PlanItem> items;
     items.reserve(members.size());
-    for (int32_t t : members) items.push_back(PlanItem{g.tensors[t].nbytes, life[t].first, life[t].last});
+    for (int32_t t : members)
+      items.push_back(PlanItem{g.tensors[t].nbytes, life[t].first, life[t].last});
     Result<OffsetPlan> op = plan_offsets(items, options.algorithm, offset_options);
     if (!op.ok()) {
       return op.error().with_context("method '" + g.name + "', device " + device.to_string());

@@ -49,10 +49,10 @@ struct PlannedTensor {
 
 struct PlannedBuffer {
   Device device;
-  uint64_t size = 0;          // bytes
-  uint64_t lower_bound = 0;   // largest total of aligned live bytes at one step on this device
+  uint64_t size = 0;         // bytes
+  uint64_t lower_bound = 0;  // largest total of aligned live bytes at one step on this device
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the algorithm whose plan was kept
-  size_t num_tensors = 0;     // planned tensors in this buffer
+  size_t num_tensors = 0;                                // planned tensors in this buffer
 };
 
 // One entry of the file's sparse non_const_buffer_device list.
@@ -65,8 +65,8 @@ struct BufferDeviceEntry {
 };
 
 struct MethodMemoryPlan {
-  Graph graph;                         // after copy insertion
-  std::vector<int32_t> copy_of;        // per tensor: the tensor it copies, or -1
+  Graph graph;                   // after copy insertion
+  std::vector<int32_t> copy_of;  // per tensor: the tensor it copies, or -1
   size_t num_h2d_copies = 0;
   size_t num_d2h_copies = 0;
   uint64_t alignment = kDefaultAlignment;
@@ -95,7 +95,8 @@ struct MethodMemoryPlan {
 Result<MethodMemoryPlan> plan_method(const Graph& graph, const PlanOptions& options = {});
 
 // Plans a graph whose devices are already decided (a DeviceGraph from propagate_devices).
-Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& graph, const PlanOptions& options = {});
+Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& graph,
+                                           const PlanOptions& options = {});
 
 // Plans each method; the error of the first method that fails, prefixed by nothing more (the
 // messages name their method already). InvalidArgument when two methods share a name.

@@ -208,8 +208,10 @@ class Problem {
   std::vector<int32_t> by_area() const {
     const PlacementEngine& e = engine_;
     return sorted([&](int32_t a, int32_t b) {
-      const unsigned __int128 xa = static_cast<unsigned __int128>(e.size(a)) * (e.last(a) - e.first(a) + 1);
-      const unsigned __int128 xb = static_cast<unsigned __int128>(e.size(b)) * (e.last(b) - e.first(b) + 1);
+      const unsigned __int128 xa =
+          static_cast<unsigned __int128>(e.size(a)) * (e.last(a) - e.first(a) + 1);
+      const unsigned __int128 xb =
+          static_cast<unsigned __int128>(e.size(b)) * (e.last(b) - e.first(b) + 1);
       if (xa != xb) return xa > xb;
       return e.size(a) > e.size(b);
     });
@@ -226,7 +228,6 @@ class Problem {
  private:
   PlacementEngine engine_;
 };
-
 
 bool better(const Candidate& a, const Candidate& b) { return a.total < b.total; }
 
@@ -250,9 +251,9 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
                        std::to_string(it.last) + " ends before it starts");
     }
     if (!align_up(it.size, options.alignment, &aligned[i]) || aligned[i] > UINT64_MAX - sum) {
-      return Error(ErrorCode::OutOfResources,
-                   "the planned sizes (aligned to " + std::to_string(options.alignment) +
-                       ") sum past 2^64 bytes");
+      return Error(ErrorCode::OutOfResources, "the planned sizes (aligned to " +
+                                                  std::to_string(options.alignment) +
+                                                  ") sum past 2^64 bytes");
     }
     sum += aligned[i];
     if (aligned[i] != 0) compact_to_item.push_back(static_cast<int32_t>(i));
@@ -290,7 +291,8 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
     auto rank = [&](int32_t step) {
-      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) - points.begin());
+      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) -
+                                  points.begin());
     };
     for (int32_t& f : firsts) f = rank(f);
     for (int32_t& l : lasts) l = rank(l);
@@ -307,7 +309,8 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   using Fit = PlacementEngine::Fit;
 
   Candidate greedy = problem.evaluate(problem.by_size(), Fit::kLowest);
-  if (algorithm == PlannerAlgorithm::Greedy) return to_plan(greedy.offsets, greedy.total, algorithm);
+  if (algorithm == PlannerAlgorithm::Greedy)
+    return to_plan(greedy.offsets, greedy.total, algorithm);
   Candidate breadth = problem.evaluate(problem.by_breadth(), Fit::kLowest);
   if (algorithm == PlannerAlgorithm::GreedyBreadth) {
     return to_plan(breadth.offsets, breadth.total, algorithm);
@@ -339,9 +342,9 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   const int64_t iterations = options.search_iterations >= 0
                                  ? options.search_iterations
                                  : default_search_iterations(problem.size());
-  LocalSearchResult searched = improve_placement(problem.engine(), std::move(seed.offsets),
-                                                 seed.total, lower_bound, iterations / 2,
-                                                 options.seed);
+  LocalSearchResult searched =
+      improve_placement(problem.engine(), std::move(seed.offsets), seed.total, lower_bound,
+                        iterations / 2, options.seed);
   if (searched.total > lower_bound && !long_seed.offsets.empty()) {
     LocalSearchResult other =
         improve_placement(problem.engine(), std::move(long_seed.offsets), long_seed.total,

@@ -78,7 +78,8 @@ uint64_t PlacementEngine::fit_offset(int32_t item, Fit fit) {
     for (int32_t j : blocks_[b]) {
       if (stamp_[j] == query_) continue;
       stamp_[j] = query_;
-      if (firsts_[j] <= z && lasts_[j] >= a) scratch_.emplace_back(offsets_[j], offsets_[j] + sizes_[j]);
+      if (firsts_[j] <= z && lasts_[j] >= a)
+        scratch_.emplace_back(offsets_[j], offsets_[j] + sizes_[j]);
     }
   }
   std::sort(scratch_.begin(), scratch_.end());

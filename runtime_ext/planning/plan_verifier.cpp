@@ -54,9 +54,9 @@ void find_overlaps(std::vector<Extent> extents,
                 extents.end());
   std::stable_sort(extents.begin(), extents.end(),
                    [](const Extent& a, const Extent& b) { return a.first < b.first; });
-  std::multimap<uint64_t, size_t> live;  // begin -> index into extents
+  std::multimap<uint64_t, size_t> live;       // begin -> index into extents
   using Ending = std::pair<int32_t, size_t>;  // (last, index)
-  std::priority_queue<Ending, std::vector<Ending>, std::greater<Ending>> endings;
+  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> endings;
   std::multiset<uint64_t> lengths;  // lengths of live extents, for the scan window
   for (size_t i = 0; i < extents.size(); ++i) {
     const Extent& x = extents[i];
@@ -92,7 +92,7 @@ std::vector<PlanViolation> verify_plan(const MethodMemoryPlan& plan) {
   std::vector<PlanViolation> out;
   const Graph& g = plan.graph;
   const std::string where = "method '" + g.name + "': ";
-  auto add = [&](PlanViolationKind kind, int32_t t, int32_t o, std::string msg) {
+  auto add = [&](PlanViolationKind kind, int32_t t, int32_t o, const std::string& msg) {
     out.push_back(PlanViolation{kind, t, o, where + msg});
   };
   Error valid = validate_graph(g);
@@ -139,16 +139,16 @@ std::vector<PlanViolation> verify_plan(const MethodMemoryPlan& plan) {
       continue;
     }
     const PlannedBuffer& buffer = plan.buffers[pt.buffer_index];
-    const std::string in_buffer = " in buffer " + std::to_string(pt.buffer_index) + " (" +
-                                  buffer.device.to_string() + ")";
+    const std::string in_buffer =
+        " in buffer " + std::to_string(pt.buffer_index) + " (" + buffer.device.to_string() + ")";
     if (buffer.device != pt.device) {
       add(PlanViolationKind::WrongDevice, t, -1,
           name + " on " + pt.device.to_string() + " is" + in_buffer);
     }
     if (pt.offset % plan.alignment != 0) {
       add(PlanViolationKind::Misaligned, t, -1,
-          name + " at offset " + std::to_string(pt.offset) + in_buffer +
-              " is not aligned to " + std::to_string(plan.alignment));
+          name + " at offset " + std::to_string(pt.offset) + in_buffer + " is not aligned to " +
+              std::to_string(plan.alignment));
     }
     if (pt.offset > buffer.size || nbytes > buffer.size - pt.offset) {
       const bool wraps = nbytes > UINT64_MAX - pt.offset;
@@ -170,10 +170,10 @@ std::vector<PlanViolation> verify_plan(const MethodMemoryPlan& plan) {
       add(PlanViolationKind::Overlap, x.id, y.id,
           "tensors '" + xa + "' and '" + ya + "' share bytes " +
               range(std::max(x.begin, y.begin), std::min(x.end, y.end)) + " of buffer " +
-              std::to_string(b) + " (" + plan.buffers[b].device.to_string() +
-              ") at steps " + steps(std::max(x.first, y.first), std::min(x.last, y.last)) + ": '" +
-              xa + "' " + range(x.begin, x.end) + " steps " + steps(x.first, x.last) + ", '" + ya +
-              "' " + range(y.begin, y.end) + " steps " + steps(y.first, y.last));
+              std::to_string(b) + " (" + plan.buffers[b].device.to_string() + ") at steps " +
+              steps(std::max(x.first, y.first), std::min(x.last, y.last)) + ": '" + xa + "' " +
+              range(x.begin, x.end) + " steps " + steps(x.first, x.last) + ", '" + ya + "' " +
+              range(y.begin, y.end) + " steps " + steps(y.first, y.last));
     });
   }
   return out;
@@ -190,9 +190,9 @@ std::vector<PlanViolation> verify_offsets(const std::vector<PlanItem>& items,
     return out;
   }
   if (!is_power_of_two(alignment)) {
-    out.push_back(PlanViolation{PlanViolationKind::Malformed, -1, -1,
-                                "alignment " + std::to_string(alignment) +
-                                    " is not a power of two"});
+    out.push_back(
+        PlanViolation{PlanViolationKind::Malformed, -1, -1,
+                      "alignment " + std::to_string(alignment) + " is not a power of two"});
     return out;
   }
   std::vector<Extent> extents;
@@ -202,9 +202,9 @@ std::vector<PlanViolation> verify_offsets(const std::vector<PlanItem>& items,
     const std::string name = "item " + std::to_string(i);
     if (it.first < 0) continue;
     if (it.last < it.first) {
-      out.push_back(PlanViolation{PlanViolationKind::Malformed, id, -1,
-                                  name + ": lifetime " + steps(it.first, it.last) +
-                                      " ends before it starts"});
+      out.push_back(PlanViolation{
+          PlanViolationKind::Malformed, id, -1,
+          name + ": lifetime " + steps(it.first, it.last) + " ends before it starts"});
       continue;
     }
     if (offsets[i] % alignment != 0) {

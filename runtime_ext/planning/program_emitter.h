@@ -21,7 +21,7 @@
 #include <vector>
 
 #include <runtime_ext/planning/memory_plan.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan {
 

@@ -1,5 +1,7 @@
 #include <runtime_ext/program/file_data_loader.h>
 
+#include <new>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -64,6 +66,19 @@ Error FileDataLoader::load_into(size_t offset, size_t size, void* dst) {
     done += static_cast<size_t>(n);
   }
   return Error::success();
+}
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+  DEVPLAN_ASSIGN_OR_RETURN(FileDataLoader loader, FileDataLoader::open(path));
+  DEVPLAN_ASSIGN_OR_RETURN(size_t size, loader.size());
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.resize(size);
+  } catch (const std::bad_alloc&) {
+    return Error(ErrorCode::MemoryAllocationFailed, "cannot read '" + path + "': out of memory");
+  }
+  if (size > 0) DEVPLAN_RETURN_IF_ERROR(loader.load_into(0, size, bytes.data()));
+  return bytes;
 }
 
 }  // namespace devplan

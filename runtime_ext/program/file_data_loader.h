@@ -9,8 +9,10 @@
 #include <runtime_ext/program/data_loader.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace devplan {
 
@@ -41,5 +43,10 @@ class FileDataLoader final : public DataLoader {
   size_t size_ = 0;
   std::string path_;
 };
+
+// The whole file at `path`, read through a FileDataLoader: AccessFailed naming the path and the
+// reason when it cannot be read (directories, FIFOs and devices are refused), and
+// MemoryAllocationFailed when it does not fit in memory.
+Result<std::vector<uint8_t>> read_file(const std::string& path);
 
 }  // namespace devplan

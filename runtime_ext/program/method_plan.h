@@ -20,12 +20,12 @@ enum class TensorShapeDynamism : uint8_t { Static = 0, DynamicBound = 1, Dynamic
 
 // Where a tensor's bytes come from (the file's data_buffer_idx / allocation_info pair).
 enum class TensorStorage : uint8_t {
-  Constant,             // data_buffer_idx > 0, no allocation_info
-  Planned,              // data_buffer_idx == 0, allocation_info
-  RuntimeBound,         // neither: the caller binds memory (a method input)
-  PlannedWithInitial,   // both: planned, with an initial value copied in at init
-  External,             // location EXTERNAL, no allocation_info: data in a separate .ptd file,
-                        // found by fully_qualified_name (weights kept out of the program)
+  Constant,            // data_buffer_idx > 0, no allocation_info
+  Planned,             // data_buffer_idx == 0, allocation_info
+  RuntimeBound,        // neither: the caller binds memory (a method input)
+  PlannedWithInitial,  // both: planned, with an initial value copied in at init
+  External,            // location EXTERNAL, no allocation_info: data in a separate .ptd file,
+                       // found by fully_qualified_name (weights kept out of the program)
 };
 
 struct TensorInfo {
@@ -34,8 +34,8 @@ struct TensorInfo {
   std::vector<uint8_t> dim_order;
   TensorShapeDynamism dynamism = TensorShapeDynamism::Static;
   TensorStorage storage = TensorStorage::RuntimeBound;
-  uint64_t nbytes = 0;    // product(sizes) * element_size(dtype); an empty shape is one element
-  Device device;          // from extra_tensor_info; cpu:0 when absent
+  uint64_t nbytes = 0;  // product(sizes) * element_size(dtype); an empty shape is one element
+  Device device;        // from extra_tensor_info; cpu:0 when absent
   // Planned tensors only: user-facing buffer index (file memory_id - 1) and byte offset.
   uint32_t buffer_index = 0;
   uint64_t offset = 0;
@@ -55,7 +55,7 @@ struct TensorInfo {
 };
 
 enum class ValueTag : uint8_t {
-  None,                // the union's NONE
+  None,  // the union's NONE
   Null,
   Int,
   Bool,
@@ -73,10 +73,10 @@ const char* value_tag_name(ValueTag tag);
 
 struct ValueInfo {
   ValueTag tag = ValueTag::None;
-  int64_t int_value = 0;      // Int
-  bool bool_value = false;    // Bool
-  double double_value = 0.0;  // Double
-  std::string string_value;   // String
+  int64_t int_value = 0;            // Int
+  bool bool_value = false;          // Bool
+  double double_value = 0.0;        // Double
+  std::string string_value;         // String
   std::vector<int64_t> int_list;    // IntList
   std::vector<double> double_list;  // DoubleList
   std::vector<bool> bool_list;      // BoolList
@@ -120,8 +120,8 @@ struct CompileSpecInfo {
 };
 
 struct DelegateInfo {
-  std::string id;                  // backend id
-  Span<const uint8_t> processed;   // the delegate's data, inline or from a segment
+  std::string id;                 // backend id
+  Span<const uint8_t> processed;  // the delegate's data, inline or from a segment
   std::vector<CompileSpecInfo> compile_specs;
 };
 

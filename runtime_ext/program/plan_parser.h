@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace devplan {
-namespace internal {
+namespace devplan::internal {
 
 // What a method may refer to outside itself. `program` has passed the flatbuffer verifier;
 // `segments` holds the bytes of each entry of its segment table, range-checked, and
@@ -29,8 +28,7 @@ struct ProgramContext {
 // them. An empty vector has nothing to read, and flatbuffers writers do not align it.
 template <typename T>
 bool elements_aligned(const flatbuffers::Vector<T>* v) {
-  return v == nullptr || v->size() == 0 ||
-         reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+  return v == nullptr || v->size() == 0 || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
 }
 
 // "method 'forward'", or "method 2" when the plan has no name.
@@ -39,8 +37,6 @@ std::string method_label(const devplan_flatbuffer::ExecutionPlan* plan, size_t i
 // The MethodPlan of `plan` (method number `index`), with every index range-checked; or
 // InvalidProgram whose message starts with method_label() and names the entry at fault.
 Result<MethodPlan> parse_method_plan(const ProgramContext& context,
-                                     const devplan_flatbuffer::ExecutionPlan* plan,
-                                     size_t index);
+                                     const devplan_flatbuffer::ExecutionPlan* plan, size_t index);
 
-}  // namespace internal
-}  // namespace devplan
+}  // namespace devplan::internal

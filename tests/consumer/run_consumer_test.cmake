@@ -53,6 +53,8 @@ foreach(expected
     include/devplan/runtime_ext/core/device.h
     include/devplan/runtime_ext/core/device_memory_buffer.h
     include/devplan/runtime_ext/schema/program_generated.h
+    include/devplan/runtime_ext/writer/program_builder.h
+    include/devplan/runtime_ext/analysis/plan_check.h
     include/devplan/mocks/tracking_device_allocator.h
     include/devplan/fixtures/leak_checked_test.h
     include/devplan/fixtures/generator/fixture_programs.h)

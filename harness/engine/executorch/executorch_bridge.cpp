@@ -41,7 +41,8 @@ void emit_log(et_timestamp_t, et_pal_log_level_t level, const char*, const char*
   std::string text(message, length);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (verbose || level == kFatal) {
-    const std::string line = std::string("executorch ") + static_cast<char>(level) + ": " + text + "\n";
+    const std::string line =
+        std::string("executorch ") + static_cast<char>(level) + ": " + text + "\n";
     ssize_t ignored = ::write(2, line.data(), line.size());
     (void)ignored;
   }
@@ -97,7 +98,7 @@ class ForwardingDeviceAllocator final : public et::DeviceAllocator {
       return et::Error::NotFound;
     }
     ::devplan::Error e = to_device ? target->copy_host_to_device(dst, src, nbytes, index)
-                        : target->copy_device_to_host(dst, src, nbytes, index);
+                                   : target->copy_device_to_host(dst, src, nbytes, index);
     if (e.ok()) return et::Error::Ok;
     append_error("devplan allocator: " + e.message());
     return to_et(e.code());
@@ -137,7 +138,8 @@ class PlaceholderBackend final : public et::BackendInterface {
   et::Result<et::DelegateHandle*> init(et::BackendInitContext&, et::FreeableBuffer* processed,
                                        et::ArrayRef<et::CompileSpec>) const override {
     if (g_placeholders_enabled.load() == 0) {
-      append_error("Backend " + id_ + " is not registered (devplan's placeholder for it stands "
+      append_error("Backend " + id_ +
+                   " is not registered (devplan's placeholder for it stands "
                    "in only under simulate)");
       return et::Error::NotFound;
     }
@@ -146,7 +148,8 @@ class PlaceholderBackend final : public et::BackendInterface {
   }
   et::Error execute(et::BackendExecutionContext&, et::DelegateHandle*,
                     et::Span<et::EValue*>) const override {
-    append_error("delegate '" + id_ + "' has no backend here: a placeholder loaded it and "
+    append_error("delegate '" + id_ +
+                 "' has no backend here: a placeholder loaded it and "
                  "cannot execute it");
     return et::Error::NotSupported;
   }
@@ -175,7 +178,8 @@ void install() {
   });
 }
 
-ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target) : previous_(g_target.exchange(target)) {}
+ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target)
+    : previous_(g_target.exchange(target)) {}
 ScopedBridgeTarget::~ScopedBridgeTarget() { g_target.store(previous_); }
 
 DeviceAllocator* current_target() { return g_target.load(); }

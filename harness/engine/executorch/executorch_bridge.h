@@ -69,5 +69,4 @@ DeviceAllocator* current_target();
 // Adds a line to the error log (devplan's own backends report through it).
 void record_error(const std::string& line);
 
-
 }  // namespace devplan::harness::executorch_bridge

@@ -44,13 +44,13 @@ class ExecutorchDeviceBackend final : public et::BackendInterface {
                                        et::ArrayRef<et::CompileSpec>) const override {
     if (fixed_ != SimulatedDeviceBackend::Op::FromProcessed) {
       if (processed != nullptr) processed->Free();
-      const SimulatedDeviceBackend::Op* chosen =
-          fixed_ == kOps[0] ? &kOps[0] : &kOps[1];
+      const SimulatedDeviceBackend::Op* chosen = fixed_ == kOps[0] ? &kOps[0] : &kOps[1];
       return reinterpret_cast<et::DelegateHandle*>(const_cast<SimulatedDeviceBackend::Op*>(chosen));
     }
     if (processed == nullptr) {
-      return fail(Error(ErrorCode::InvalidProgram,
-                        std::string(SimulatedDeviceBackend::kDevplanBackendId) + ": no processed data"));
+      return fail(
+          Error(ErrorCode::InvalidProgram,
+                std::string(SimulatedDeviceBackend::kDevplanBackendId) + ": no processed data"));
     }
     Result<SimulatedDeviceBackend::Op> op = elementwise_op_from_processed(
         Span<const uint8_t>(static_cast<const uint8_t*>(processed->data()), processed->size()),
@@ -67,8 +67,9 @@ class ExecutorchDeviceBackend final : public et::BackendInterface {
                                  ? SimulatedDeviceBackend::kDevplanBackendId
                                  : SimulatedDeviceBackend::kAddBackendId;
     if (args.size() != 3) {
-      return fail(Error(ErrorCode::InvalidProgram, name + ": expected 3 arguments (a, b, out), got " +
-                                                       std::to_string(args.size())));
+      return fail(
+          Error(ErrorCode::InvalidProgram,
+                name + ": expected 3 arguments (a, b, out), got " + std::to_string(args.size())));
     }
     Tensor views[3];
     const Tensor* tensors[3];

@@ -12,9 +12,9 @@
 
 #include <harness/commands/tensor_values.h>
 #include <harness/engine/caller_memory.h>
-#include <harness/engine/raw_program.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/executorch/executorch_bridge.h>
+#include <harness/engine/raw_program.h>
 
 namespace devplan::harness {
 namespace {
@@ -47,7 +47,8 @@ struct InputTensor {
 
 class ExecutorchSession final : public EngineSession {
  public:
-  ExecutorchSession(std::vector<uint8_t> bytes, DeviceEnvironment& env, const SessionOptions& options)
+  ExecutorchSession(std::vector<uint8_t> bytes, DeviceEnvironment& env,
+                    const SessionOptions& options)
       : bytes_(std::move(bytes)),
         target_(env.device_allocator()),
         allocators_(env.allocators()),
@@ -65,10 +66,11 @@ class ExecutorchSession final : public EngineSession {
       }
     }
     bridge::take_error_log();
-    module_ = std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()));
-    const et::Error e = module_->load(minimal_verification_
-                                          ? et::Program::Verification::Minimal
-                                          : et::Program::Verification::InternalConsistency);
+    module_ =
+        std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()));
+    const et::Error e =
+        module_->load(minimal_verification_ ? et::Program::Verification::Minimal
+                                            : et::Program::Verification::InternalConsistency);
     if (e != et::Error::Ok) return from_et(e, "loading the program");
     std::shared_ptr<et::Program> program = module_->program();
     for (size_t i = 0; i < program->num_methods(); ++i) {
@@ -147,7 +149,8 @@ class ExecutorchSession final : public EngineSession {
     if (!module_->is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(load_method(name));
     et::Result<et::MethodMeta> meta = module_->method_meta(name);
     if (!meta.ok()) return from_et(meta.error(), "method_meta('" + name + "')");
-    Result<std::vector<std::vector<double>>> all = parse_run_inputs(given, meta->num_inputs(), name);
+    Result<std::vector<std::vector<double>>> all =
+        parse_run_inputs(given, meta->num_inputs(), name);
     if (!all.ok()) {
       *usage_error = true;
       return all.error();
@@ -167,13 +170,14 @@ class ExecutorchSession final : public EngineSession {
       } else if (*tag == et::Tag::Tensor) {
         if (CallerTensor* bound = caller_tensor(name, false, i)) {
           // A skip-copy device input: its values go into the caller's memory.
-          Result<std::vector<uint8_t>> encoded = encode_values(values, bound->info.dtype,
-                                                               static_cast<int64_t>(bound->numel()));
+          Result<std::vector<uint8_t>> encoded =
+              encode_values(values, bound->info.dtype, static_cast<int64_t>(bound->numel()));
           if (!encoded.ok()) {
             *usage_error = encoded.code() == ErrorCode::InvalidArgument;
             return encoded.error().with_context("input " + std::to_string(i));
           }
-          DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(bound->memory, encoded->data(), encoded->size()));
+          DEVPLAN_RETURN_IF_ERROR(
+              fill_caller_memory(bound->memory, encoded->data(), encoded->size()));
           inputs.emplace_back(::executorch::aten::Tensor(bound->impl.get()));
           continue;
         }
@@ -229,8 +233,10 @@ class ExecutorchSession final : public EngineSession {
   Error supply_caller_memory(const std::string& name) {
     for (CallerSuppliedTensor& info : caller_supplied_tensors(bytes_, name)) {
       auto c = std::make_unique<CallerTensor>();
-      const std::string owner = name + (info.output ? "/output " : "/input ") + std::to_string(info.index);
-      DEVPLAN_ASSIGN_OR_RETURN(c->memory, allocate_caller_memory(allocators_, info.nbytes, info.device, owner));
+      const std::string owner =
+          name + (info.output ? "/output " : "/input ") + std::to_string(info.index);
+      DEVPLAN_ASSIGN_OR_RETURN(
+          c->memory, allocate_caller_memory(allocators_, info.nbytes, info.device, owner));
       c->info = std::move(info);
       int64_t stride = 1;
       c->strides.assign(c->info.sizes.size(), 1);
@@ -243,17 +249,20 @@ class ExecutorchSession final : public EngineSession {
         c->dim_order.push_back(static_cast<uint8_t>(d));
       }
       c->impl = std::make_unique<::executorch::aten::TensorImpl>(
-          static_cast<::executorch::aten::ScalarType>(c->info.dtype), static_cast<ssize_t>(c->sizes.size()),
-          c->sizes.data(), c->memory.data(), c->dim_order.data(), c->strides.data(),
-          ::executorch::aten::TensorShapeDynamism::STATIC, et::etensor::DeviceType::CUDA,
+          static_cast<::executorch::aten::ScalarType>(c->info.dtype),
+          static_cast<ssize_t>(c->sizes.size()), c->sizes.data(), c->memory.data(),
+          c->dim_order.data(), c->strides.data(), ::executorch::aten::TensorShapeDynamism::STATIC,
+          et::etensor::DeviceType::CUDA,
           static_cast<et::etensor::DeviceIndex>(c->info.device.index));
       if (c->info.output) {
-        const et::Error e = module_->set_output(name, et::EValue(::executorch::aten::Tensor(c->impl.get())),
-                                                c->info.index);
-        if (e != et::Error::Ok) return from_et(e, "set_output('" + name + "', " + std::to_string(c->info.index) + ")");
+        const et::Error e = module_->set_output(
+            name, et::EValue(::executorch::aten::Tensor(c->impl.get())), c->info.index);
+        if (e != et::Error::Ok)
+          return from_et(e, "set_output('" + name + "', " + std::to_string(c->info.index) + ")");
       } else {
-        DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> ones,
-                                 encode_values({1.0}, c->info.dtype, static_cast<int64_t>(c->numel())));
+        DEVPLAN_ASSIGN_OR_RETURN(
+            std::vector<uint8_t> ones,
+            encode_values({1.0}, c->info.dtype, static_cast<int64_t>(c->numel())));
         DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(c->memory, ones.data(), ones.size()));
       }
       caller_[name].push_back(std::move(c));
@@ -269,9 +278,11 @@ class ExecutorchSession final : public EngineSession {
     std::vector<BufferOutcome> out;
     for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
       et::Result<int64_t> size = meta->memory_planned_buffer_size(i);
-      if (!size.ok()) return from_et(size.error(), "memory_planned_buffer_size(" + std::to_string(i) + ")");
+      if (!size.ok())
+        return from_et(size.error(), "memory_planned_buffer_size(" + std::to_string(i) + ")");
       et::Result<et::etensor::Device> device = meta->memory_planned_buffer_device(i);
-      if (!device.ok()) return from_et(device.error(), "memory_planned_buffer_device(" + std::to_string(i) + ")");
+      if (!device.ok())
+        return from_et(device.error(), "memory_planned_buffer_device(" + std::to_string(i) + ")");
       BufferOutcome b;
       b.index = i;
       b.size = static_cast<uint64_t>(*size);
@@ -300,7 +311,8 @@ class ExecutorchSession final : public EngineSession {
     int64_t stride = 1;
     for (size_t k = t->dim_order.size(); k-- > 0;) {
       const size_t dim = t->dim_order[k];
-      if (dim >= t->sizes.size()) return Error(ErrorCode::InvalidProgram, "input " + std::to_string(i) + ": bad dim_order");
+      if (dim >= t->sizes.size())
+        return Error(ErrorCode::InvalidProgram, "input " + std::to_string(i) + ": bad dim_order");
       t->strides[dim] = static_cast<::executorch::aten::StridesType>(stride);
       stride *= t->sizes[dim];
     }

@@ -99,14 +99,15 @@ TEST_F(Differential, AnUndocumentedDifferenceIsADivergenceNamingBothSides) {
   const DifferentialResult r = compare_engines(builder.build());
   ASSERT_TRUE(r.divergence.has_value());
   EXPECT_EQ(r.divergence->check, "differential");
-  EXPECT_EQ(r.divergence->message,
-            "load_method(forward): devplan InvalidProgram: method 'forward': non_const_buffer_device "
-            "entry 1: buffer_idx 2 already has a device (entry 0); executorch ok");
+  EXPECT_EQ(
+      r.divergence->message,
+      "load_method(forward): devplan InvalidProgram: method 'forward': non_const_buffer_device "
+      "entry 1: buffer_idx 2 already has a device (entry 0); executorch ok");
 }
 
 TEST_F(Differential, FuzzDifferentialReportsKnownDivergencesInJson) {
-  testing::CommandResult r = testing::run(
-      &fuzz_command, {"--differential", "--cases", "150", "--seed", "3", "--json"});
+  testing::CommandResult r =
+      testing::run(&fuzz_command, {"--differential", "--cases", "150", "--seed", "3", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   Result<Json> doc = parse_json(r.out);
   ASSERT_TRUE(doc.ok()) << doc.error().to_string() << r.out;
@@ -135,20 +136,24 @@ TEST_F(Differential, RuntimeExecutorchMakesFuzzDifferentialAndReplayable) {
       testing::run(&fuzz_command, {"--runtime", "executorch", "--cases", "20", "--seed", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in ")) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("differential: devplan and executorch compared on every case; known divergences: "))
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("differential: devplan and executorch compared on every case; known divergences: "))
       << r.out;
 }
 
 TEST_F(Differential, ReportUnderExecutorchNamesTheRuntimeAndRunsDifferentialFuzz) {
-  testing::CommandResult r = testing::run(
-      &report_command, {"--runtime", "executorch", "--fuzz-cases", "20", "--out", "/tmp",
-                        testing::fixture_program("device_add_cuda0")});
+  testing::CommandResult r =
+      testing::run(&report_command, {"--runtime", "executorch", "--fuzz-cases", "20", "--out",
+                                     "/tmp", testing::fixture_program("device_add_cuda0")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind("runtime: executorch\n", 0), 0u) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("device_add_cuda0                   1  cpu:0=1 cuda:0=1                1     0      0        0  1/1\n"))
+  EXPECT_THAT(r.out, HasSubstr("device_add_cuda0                   1  cpu:0=1 cuda:0=1             "
+                               "   1     0      0        0  1/1\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in "));
-  EXPECT_THAT(r.out, HasSubstr(", 0 failures (seed 1), differential against ExecuTorch\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(", 0 failures (seed 1), differential against ExecuTorch\n"))
+      << r.out;
   EXPECT_THAT(r.out, HasSubstr("result: ok\n")) << r.out;
 }
 

@@ -9,9 +9,9 @@
 
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/engine/child_process.h>
-#include <harness/fuzz/crash_replay.h>
-#include <harness/engine/raw_program.h>
 #include <harness/engine/engine.h>
+#include <harness/engine/raw_program.h>
+#include <harness/fuzz/crash_replay.h>
 
 namespace devplan::harness {
 namespace {
@@ -75,7 +75,8 @@ TEST(ChildProcess, LargeOutputsOnBothStreamsDoNotDeadlock) {
 }
 
 TEST(DelegateIds, ListsEveryDelegateOfEveryMethodInOrder) {
-  EXPECT_EQ(delegate_ids(make_two_methods_program()), std::vector<std::string>{kDeviceAddBackendId});
+  EXPECT_EQ(delegate_ids(make_two_methods_program()),
+            std::vector<std::string>{kDeviceAddBackendId});
   EXPECT_EQ(delegate_ids(make_multi_device_program()),
             (std::vector<std::string>{kDeviceAddBackendId, kDeviceAddBackendId}));
   EXPECT_TRUE(delegate_ids(make_cpu_add_program()).empty());
@@ -86,7 +87,8 @@ TEST(DelegateIds, ListsEveryDelegateOfEveryMethodInOrder) {
 }
 
 TEST(DevplanSession, LoadsUnloadsAndFreesThroughTheEnvironment) {
-  std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+  std::unique_ptr<DeviceEnvironment> env =
+      std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
   {
     Result<std::unique_ptr<EngineSession>> s =
         open_session(RuntimeKind::Devplan, make_device_add_cuda0_program(), *env, SessionOptions());
@@ -117,7 +119,8 @@ TEST(DevplanSession, LoadsUnloadsAndFreesThroughTheEnvironment) {
 }
 
 TEST(DevplanSession, AnInvalidProgramIsAnErrorFromOpen) {
-  std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+  std::unique_ptr<DeviceEnvironment> env =
+      std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
   Result<std::unique_ptr<EngineSession>> s =
       open_session(RuntimeKind::Devplan, std::vector<uint8_t>{1, 2, 3}, *env, SessionOptions());
   ASSERT_FALSE(s.ok());
@@ -129,14 +132,14 @@ TEST(ExecutorchAvailability, SaysWhyWhenMissing) {
     EXPECT_EQ(executorch_unavailable_reason(), "");
   } else {
     EXPECT_THAT(executorch_unavailable_reason(), HasSubstr("scripts/bootstrap.sh"));
-    std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+    std::unique_ptr<DeviceEnvironment> env =
+        std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
     Result<std::unique_ptr<EngineSession>> s =
         open_session(RuntimeKind::Executorch, make_cpu_add_program(), *env, SessionOptions());
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(s.code(), ErrorCode::NotSupported);
   }
 }
-
 
 TEST(ScopedCrashReplay, ACaseThatKillsTheProcessNamesItsReplayCommand) {
   ChildOutcome c = run_in_child([](std::string*) {
@@ -154,7 +157,10 @@ TEST(ScopedCrashReplay, ACaseThatKillsTheProcessNamesItsReplayCommand) {
 
 TEST(ScopedCrashReplay, RestoresTheHandlersBefore) {
   ChildOutcome c = run_in_child([](std::string*) {
-    { ScopedCrashReplay guard; guard.set_case("x"); }
+    {
+      ScopedCrashReplay guard;
+      guard.set_case("x");
+    }
     std::raise(SIGABRT);
     return 0;
   });

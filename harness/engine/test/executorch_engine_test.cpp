@@ -89,7 +89,10 @@ TEST_F(ExecutorchEngine, EveryUpstreamProgramLoadsAndFreesEverythingInBothEngine
       {"device_skip_io.pte",
        {{"forward/input 0", 128}, {"forward/input 1", 128}, {"forward/output 0", 128}}},
       {"device_legacy_no_device_planning.pte", {}},
-      {"mlp.pte", {}}, {"residual.pte", {}}, {"transformer.pte", {}}, {"mutable_buffer.pte", {}}};
+      {"mlp.pte", {}},
+      {"residual.pte", {}},
+      {"transformer.pte", {}},
+      {"mutable_buffer.pte", {}}};
   for (const auto& [file, ledger] : expected) {
     for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
       SCOPED_TRACE(file + " " + runtime_name(runtime));
@@ -110,12 +113,15 @@ TEST_F(ExecutorchEngine, EveryUpstreamProgramLoadsAndFreesEverythingInBothEngine
 TEST_F(ExecutorchEngine, AFailedDeviceAllocationFailsTheLoadCleanly) {
   SimulationOptions options;
   options.fail_alloc = 1;
-  const SimulationResult r = simulate(bytes_of(upstream("device_mixed.pte")), RuntimeKind::Executorch, options);
+  const SimulationResult r =
+      simulate(bytes_of(upstream("device_mixed.pte")), RuntimeKind::Executorch, options);
   ASSERT_EQ(r.methods.size(), 1u);
   EXPECT_EQ(r.methods[0].status.code(), ErrorCode::MemoryAllocationFailed);
-  EXPECT_THAT(r.methods[0].status.message(), HasSubstr("injected fault: allocation #1 of 384 bytes on cuda:0"))
+  EXPECT_THAT(r.methods[0].status.message(),
+              HasSubstr("injected fault: allocation #1 of 384 bytes on cuda:0"))
       << r.methods[0].status.message();
-  EXPECT_THAT(r.methods[0].status.message(), HasSubstr("Failed to allocate device memory for buffer 1"))
+  EXPECT_THAT(r.methods[0].status.message(),
+              HasSubstr("Failed to allocate device memory for buffer 1"))
       << r.methods[0].status.message();
   EXPECT_TRUE(r.allocations.empty());
   ASSERT_EQ(r.failed_allocations.size(), 1u);
@@ -129,7 +135,8 @@ TEST_F(ExecutorchEngine, ACapacityBelowTheBufferFailsTheLoadAndOneAtItLoads) {
   for (uint64_t capacity : {383u, 384u}) {
     SimulationOptions options;
     options.capacities = {{Device::cuda(0), capacity}};
-    const SimulationResult r = simulate(bytes_of(upstream("device_add.pte")), RuntimeKind::Executorch, options);
+    const SimulationResult r =
+        simulate(bytes_of(upstream("device_add.pte")), RuntimeKind::Executorch, options);
     ASSERT_EQ(r.methods.size(), 1u);
     EXPECT_EQ(r.methods[0].status.code(),
               capacity == 383 ? ErrorCode::MemoryAllocationFailed : ErrorCode::Ok);
@@ -147,7 +154,8 @@ TEST_F(ExecutorchEngine, EveryGeneratedFixtureLoadsWithTheSameAllocationsAsRunti
     const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
     ASSERT_TRUE(ours.all_loaded());
     ASSERT_TRUE(theirs.all_loaded());
-    for (const MethodOutcome& m : theirs.methods) EXPECT_TRUE(m.status.ok()) << m.status.to_string();
+    for (const MethodOutcome& m : theirs.methods)
+      EXPECT_TRUE(m.status.ok()) << m.status.to_string();
     if (std::string(f.name) == "zero_size_device_buffer") {
       // A known divergence (docs/executorch-divergences.md): ExecuTorch asks for 0 bytes for
       // the zero-size buffer 2 on cuda:1, after the others; runtime_ext makes no call.
@@ -195,10 +203,12 @@ TEST_F(ExecutorchEngine, DevplanDeviceBackendRunsTheSameUnderBothEngines) {
   const std::string file = temp_file(devplan_backend_add_program());
   for (const char* runtime : {"devplan", "executorch"}) {
     SCOPED_TRACE(runtime);
-    CommandResult r = testing::run(&run_command, {file, "--runtime", runtime, "--input", "1",
-                                                  "--input", "2.5"});
+    CommandResult r =
+        testing::run(&run_command, {file, "--runtime", runtime, "--input", "1", "--input", "2.5"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [3.5, 3.5, 3.5, 3.5]\n");
+    EXPECT_EQ(
+        r.out,
+        "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [3.5, 3.5, 3.5, 3.5]\n");
   }
 }
 
@@ -214,9 +224,11 @@ TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch)
     const auto outputs = (*forward)[0].find("outputs");
     ASSERT_NE(outputs, (*forward)[0].end());
     const Json& expected_outputs = *outputs;
-    std::unique_ptr<DeviceEnvironment> env = std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
-    Result<std::unique_ptr<EngineSession>> s = open_session(
-        RuntimeKind::Executorch, bytes_of(upstream(std::string(name) + ".pte")), *env, SessionOptions());
+    std::unique_ptr<DeviceEnvironment> env =
+        std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+    Result<std::unique_ptr<EngineSession>> s =
+        open_session(RuntimeKind::Executorch, bytes_of(upstream(std::string(name) + ".pte")), *env,
+                     SessionOptions());
     ASSERT_TRUE(s.ok()) << s.error().to_string();
     bool usage_error = false;
     Result<std::vector<OutputValues>> out = (*s)->execute("forward", {}, &usage_error);
@@ -243,14 +255,17 @@ TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch)
 }
 
 TEST_F(ExecutorchEngine, SimulateLoadsAProgramWhoseBackendNobodyHasButRunRefusesIt) {
-  CommandResult sim = testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime", "executorch"});
+  CommandResult sim =
+      testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime", "executorch"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_THAT(sim.out, HasSubstr("runtime: executorch\nmethod forward: loaded\n")) << sim.out;
   EXPECT_THAT(sim.out, HasSubstr("  #1 cuda:0 384 B align 8 owner forward/buffer 1  freed\n"))
       << sim.out;
-  CommandResult run = testing::run(&run_command, {upstream("device_add.pte"), "--runtime", "executorch"});
+  CommandResult run =
+      testing::run(&run_command, {upstream("device_add.pte"), "--runtime", "executorch"});
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_THAT(run.err, HasSubstr("devplan run: NotFound: ExecuTorch: load_method('forward') failed: "))
+  EXPECT_THAT(run.err,
+              HasSubstr("devplan run: NotFound: ExecuTorch: load_method('forward') failed: "))
       << run.err;
   EXPECT_THAT(run.err, HasSubstr("BackendWithCompilerDemo")) << run.err;
 }
@@ -259,7 +274,9 @@ TEST_F(ExecutorchEngine, SimulateJsonNamesTheRuntime) {
   CommandResult r = testing::run(&simulate_command,
                                  {upstream("device_add.pte"), "--runtime", "executorch", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind(testing::json_header() + "\"status\":\"ok\",\"runtime\":\"executorch\",", 0), 0u) << r.out;
+  EXPECT_EQ(
+      r.out.rfind(testing::json_header() + "\"status\":\"ok\",\"runtime\":\"executorch\",", 0), 0u)
+      << r.out;
 }
 
 TEST_F(ExecutorchEngine, HostCapacityIsAUsageErrorUnderExecutorch) {
@@ -271,16 +288,20 @@ TEST_F(ExecutorchEngine, HostCapacityIsAUsageErrorUnderExecutorch) {
 }
 
 TEST_F(ExecutorchEngine, TheOldInlineConstantLayoutIsRejectedWithExecutorchsReason) {
-  CommandResult r = testing::run(&simulate_command, {testing::real_program("linear_no_constant_segment.pte"),
-                                                     "--runtime", "executorch"});
+  CommandResult r = testing::run(
+      &simulate_command,
+      {testing::real_program("linear_no_constant_segment.pte"), "--runtime", "executorch"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("InvalidProgram")) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("PTE file relies on the constant_buffer path, which is disabled in this build"))
+  EXPECT_THAT(
+      r.err,
+      HasSubstr("PTE file relies on the constant_buffer path, which is disabled in this build"))
       << r.err;
 }
 
 // With InternalConsistency verification every truncation is a clean load error in ExecuTorch,
-// with its own reason (a crash would be exit 3, see ACorruptedProgramCrashesMinimalVerificationOnly).
+// with its own reason (a crash would be exit 3, see
+// ACorruptedProgramCrashesMinimalVerificationOnly).
 TEST_F(ExecutorchEngine, TruncatedProgramsAreCleanLoadErrors) {
   const std::vector<uint8_t> whole = bytes_of(upstream("device_mixed.pte"));
   for (size_t length : {size_t{0}, size_t{4}, size_t{8}, size_t{16}, size_t{64}, size_t{200},
@@ -364,17 +385,22 @@ TEST_F(ExecutorchEngine, PlannedProgramsLoadAndRunInExecutorch) {
                 {"id": "z", "dtype": "float32", "shape": [2, 2]}],
     "inputs": ["a", "b"], "outputs": ["z"],
     "nodes": [{"delegate": "DeviceAddBackend", "device": "cuda:0", "inputs": ["a", "b"], "outputs": ["z"]}]})";
-  const std::string graph_file = temp_file(std::vector<uint8_t>(graph.begin(), graph.end()), ".json");
+  const std::string graph_file =
+      temp_file(std::vector<uint8_t>(graph.begin(), graph.end()), ".json");
   const std::string out = temp_file({}, ".pte");
   ASSERT_EQ(testing::run(&plan_command, {graph_file, "-o", out}).exit_code, 0);
   CommandResult sim = testing::run(&simulate_command, {out, "--runtime", "executorch"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err;
-  EXPECT_THAT(sim.out, HasSubstr("  buffer 0: 32 B on cpu:0, allocated\n  buffer 1: 48 B on cuda:0, allocated\n"
-                         "device allocations: 1\n  #1 cuda:0 48 B align 8 owner forward/buffer 1  freed\n"))
+  EXPECT_THAT(
+      sim.out,
+      HasSubstr("  buffer 0: 32 B on cpu:0, allocated\n  buffer 1: 48 B on cuda:0, allocated\n"
+                "device allocations: 1\n  #1 cuda:0 48 B align 8 owner forward/buffer 1  freed\n"))
       << sim.out;
-  CommandResult ran = testing::run(&run_command, {out, "--runtime", "executorch", "--input", "1,2,3,4", "--input", "10"});
+  CommandResult ran = testing::run(
+      &run_command, {out, "--runtime", "executorch", "--input", "1,2,3,4", "--input", "10"});
   EXPECT_EQ(ran.exit_code, 0) << ran.err;
-  EXPECT_EQ(ran.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
+  EXPECT_EQ(ran.out,
+            "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [11, 12, 13, 14]\n");
 }
 
 // `devplan replan` keeps a program's outputs: the re-planned transformer and residual models run

@@ -42,7 +42,8 @@ SimulationResult simulate(const std::vector<uint8_t>& bytes, RuntimeKind runtime
 std::string describe(const SimulationResult& r) {
   std::string text;
   for (const MethodOutcome& m : r.methods) text += m.name + ": " + m.status.to_string() + "\n";
-  for (const AllocationRecord& a : r.allocations) text += format_allocation(a) + (a.live ? " LIVE\n" : " freed\n");
+  for (const AllocationRecord& a : r.allocations)
+    text += format_allocation(a) + (a.live ? " LIVE\n" : " freed\n");
   return text;
 }
 
@@ -90,7 +91,8 @@ TEST_F(ExecutorchFindings, DuplicateDeviceEntriesLoadWithTheFirstMatch) {
   const SimulationResult ours = simulate(bytes, RuntimeKind::Devplan);
   EXPECT_EQ(ours.methods[0].status.code(), ErrorCode::InvalidProgram);
   EXPECT_EQ(message_of(ours),
-            "method 'forward': non_const_buffer_device entry 1: buffer_idx 2 already has a device (entry 0)");
+            "method 'forward': non_const_buffer_device entry 1: buffer_idx 2 already has a device "
+            "(entry 0)");
   const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
   ASSERT_TRUE(theirs.all_loaded()) << describe(theirs);
   ASSERT_EQ(theirs.allocations.size(), 1u);
@@ -107,7 +109,8 @@ TEST_F(ExecutorchFindings, ReservedAndOutOfRangeBufferIndicesAreIgnored) {
        "(non_const_buffer_sizes has 3 entries)"}};
   for (const auto& [list, ours_message] : cases) {
     const std::vector<uint8_t> bytes = with_device_list(list);
-    EXPECT_EQ(message_of(simulate(bytes, RuntimeKind::Devplan)), "method 'forward': " + ours_message);
+    EXPECT_EQ(message_of(simulate(bytes, RuntimeKind::Devplan)),
+              "method 'forward': " + ours_message);
     const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
     ASSERT_TRUE(theirs.all_loaded()) << describe(theirs);
     ASSERT_EQ(theirs.allocations.size(), 1u);
@@ -161,7 +164,8 @@ TEST_F(ExecutorchFindings, DeviceTaggedTensorsInAHostBufferLoadAsHostMemoryInBot
 // null data pointer the FreeCall left); runtime_ext reports it. The harness survives: the run
 // is in a child process.
 TEST_F(ExecutorchFindings, UseAfterFreeCrashesExecutorch) {
-  const std::string file = temp_file(cpu_add_with([](MethodBuilder& m, int32_t a) { m.add_free(a); }));
+  const std::string file =
+      temp_file(cpu_add_with([](MethodBuilder& m, int32_t a) { m.add_free(a); }));
   CommandResult ours = testing::run(&run_command, {file});
   EXPECT_EQ(ours.exit_code, 1);
   EXPECT_EQ(ours.err,
@@ -169,8 +173,8 @@ TEST_F(ExecutorchFindings, UseAfterFreeCrashesExecutorch) {
             "after a FreeCall released its memory\n");
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(theirs.exit_code, 3);
-  EXPECT_THAT(theirs.err, HasSubstr("devplan run: FINDING: ExecuTorch aborted while running " + file +
-                            ": signal 11 (Segmentation fault)"))
+  EXPECT_THAT(theirs.err, HasSubstr("devplan run: FINDING: ExecuTorch aborted while running " +
+                                    file + ": signal 11 (Segmentation fault)"))
       << theirs.err;
 }
 
@@ -179,19 +183,22 @@ TEST_F(ExecutorchFindings, BothRefuseToFreeSomethingOtherThanATensor) {
       temp_file(cpu_add_with([](MethodBuilder& m, int32_t) { m.add_free(m.add_int(3)); }));
   CommandResult ours = testing::run(&run_command, {file});
   EXPECT_EQ(ours.exit_code, 1);
-  EXPECT_THAT(ours.err, HasSubstr("InvalidType: method 'forward': chain 0 instruction 0: FreeCall target "
-                          "value 4 is Int, not a Tensor"))
+  EXPECT_THAT(ours.err,
+              HasSubstr("InvalidType: method 'forward': chain 0 instruction 0: FreeCall target "
+                        "value 4 is Int, not a Tensor"))
       << ours.err;
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(theirs.exit_code, 1);
-  EXPECT_THAT(theirs.err, HasSubstr("InvalidType: ExecuTorch: execute('forward') failed: FreeCall target "
-                            "at index 4 is not a Tensor"))
+  EXPECT_THAT(theirs.err,
+              HasSubstr("InvalidType: ExecuTorch: execute('forward') failed: FreeCall target "
+                        "at index 4 is not a Tensor"))
       << theirs.err;
 }
 
 // Divergence "IntList items": ExecuTorch reads them as value indices.
 TEST_F(ExecutorchFindings, IntListItemsAreValueIndicesInExecutorch) {
-  const std::vector<uint8_t> bytes = cpu_add_with([](MethodBuilder& m, int32_t) { m.add_int_list({99}); });
+  const std::vector<uint8_t> bytes =
+      cpu_add_with([](MethodBuilder& m, int32_t) { m.add_int_list({99}); });
   EXPECT_TRUE(simulate(bytes, RuntimeKind::Devplan).all_loaded());
   const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
   EXPECT_EQ(theirs.methods[0].status.code(), ErrorCode::InvalidProgram);
@@ -214,8 +221,9 @@ TEST_F(ExecutorchFindings, ALegacyDeviceProgramsInputCannotBeSet) {
       std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/devplan_legacy.pte";
   CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(theirs.exit_code, 1);
-  EXPECT_THAT(theirs.err, HasSubstr("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
-                            "copy needs host memory on both sides: dst device 1, src device 0"))
+  EXPECT_THAT(theirs.err,
+              HasSubstr("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
+                        "copy needs host memory on both sides: dst device 1, src device 0"))
       << theirs.err;
 }
 
@@ -223,10 +231,12 @@ TEST_F(ExecutorchFindings, ALegacyDeviceProgramsInputCannotBeSet) {
 // (4 bytes of device_mixed.pte changed) crashes ExecuTorch while loading; with
 // InternalConsistency, which the harness uses, it is a clean InvalidProgram.
 TEST_F(ExecutorchFindings, ACorruptedProgramCrashesMinimalVerificationOnly) {
-  const std::string file = std::string(DEVPLAN_SOURCE_DIR) +
-                           "/fixtures/executorch/findings/corrupt_device_mixed_crashes_minimal_verification.pte";
+  const std::string file =
+      std::string(DEVPLAN_SOURCE_DIR) +
+      "/fixtures/executorch/findings/corrupt_device_mixed_crashes_minimal_verification.pte";
   std::ifstream in(file, std::ios::binary);
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
   ASSERT_EQ(bytes.size(), 2841u);
   for (bool minimal : {false, true}) {
     ChildOutcome child = run_in_child([&](std::string* out) {
@@ -259,7 +269,8 @@ TEST_F(ExecutorchFindings, AnInputPlannedOnADeviceTakesHostDataOnlyInRuntimeExt)
   MethodBuilder& m = builder.add_method("forward");
   const uint32_t host = m.add_buffer(16);
   const uint32_t dev = m.add_buffer(16, Device::cuda(0));
-  const int32_t x = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(0)), dev, 0);
+  const int32_t x =
+      m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(0)), dev, 0);
   const int32_t out = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}), host, 0);
   const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
   m.add_chain();
@@ -269,11 +280,14 @@ TEST_F(ExecutorchFindings, AnInputPlannedOnADeviceTakesHostDataOnlyInRuntimeExt)
   const std::string file = temp_file(builder.build());
   CommandResult ours = testing::run(&run_command, {file, "--input", "7"});
   EXPECT_EQ(ours.exit_code, 0) << ours.err;
-  EXPECT_EQ(ours.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [7, 7, 7, 7]\n");
-  CommandResult theirs = testing::run(&run_command, {file, "--runtime", "executorch", "--input", "7"});
+  EXPECT_EQ(ours.out,
+            "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [7, 7, 7, 7]\n");
+  CommandResult theirs =
+      testing::run(&run_command, {file, "--runtime", "executorch", "--input", "7"});
   EXPECT_EQ(theirs.exit_code, 1);
-  EXPECT_THAT(theirs.err, HasSubstr("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
-                            "copy needs host memory on both sides: dst device 1, src device 0"))
+  EXPECT_THAT(theirs.err,
+              HasSubstr("NotSupported: ExecuTorch: execute('forward') failed: Planned-buffer "
+                        "copy needs host memory on both sides: dst device 1, src device 0"))
       << theirs.err;
 }
 

@@ -6,8 +6,10 @@ namespace devplan::harness {
 namespace {
 
 // Three float [2, 2] tensors in host buffer 0 at `offsets`, a = t0 and b = t1 inputs, c = t2.
-MethodScenario method_with(std::vector<uint64_t> offsets, std::vector<ScenarioInstruction> code,
-                           std::vector<int32_t> inputs = {0, 1}, std::vector<int32_t> outputs = {2}) {
+MethodScenario method_with(const std::vector<uint64_t>& offsets,
+                           std::vector<ScenarioInstruction> code,
+                           std::vector<int32_t> inputs = {0, 1},
+                           std::vector<int32_t> outputs = {2}) {
   MethodScenario m;
   m.name = "forward";
   m.buffers = {{128, Device::cpu()}};

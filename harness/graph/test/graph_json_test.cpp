@@ -128,11 +128,14 @@ TEST(GraphJsonTest, BadDevicesAreParsedStrictly) {
             where + "invalid device 'CUDA:0': unknown device type 'CUDA' (expected cpu or cuda)");
   EXPECT_EQ(error_after("\"cuda:0\"", "\"cuda:128\""),
             where + "invalid device 'cuda:128': index must be a number from 0 to 127");
-  EXPECT_EQ(error_after("\"cuda:0\"", "\"cuda:01\""), where + "invalid device 'cuda:01': index has leading zeros");
-  EXPECT_EQ(error_after("\"cuda:0\"", "\"cpu:1\""), where + "invalid device 'cpu:1': the CPU has only index 0");
+  EXPECT_EQ(error_after("\"cuda:0\"", "\"cuda:01\""),
+            where + "invalid device 'cuda:01': index has leading zeros");
+  EXPECT_EQ(error_after("\"cuda:0\"", "\"cpu:1\""),
+            where + "invalid device 'cpu:1': the CPU has only index 0");
   EXPECT_EQ(error_after("\"device\": \"cuda:0\",", ""),
             where + "missing field 'device' (such as \"cuda:0\")");
-  EXPECT_EQ(error_after("\"cuda:0\"", "0"), where + "field 'device': expected a string, got integer");
+  EXPECT_EQ(error_after("\"cuda:0\"", "0"),
+            where + "field 'device': expected a string, got integer");
   EXPECT_EQ(error_after("\"cuda:0\"", "\"cuda:127\""), "ok");
 }
 
@@ -172,20 +175,24 @@ TEST(GraphJsonTest, TensorErrors) {
 }
 
 TEST(GraphJsonTest, NodeAndFieldTypeErrors) {
-  EXPECT_EQ(error_after(R"({"op": "aten::add.out", )", R"({"op": "aten::add.out", "delegate": "B", )"),
-            "method 'forward': node 0: has both 'op' (a kernel) and 'delegate' (a delegate call)");
+  EXPECT_EQ(
+      error_after(R"({"op": "aten::add.out", )", R"({"op": "aten::add.out", "delegate": "B", )"),
+      "method 'forward': node 0: has both 'op' (a kernel) and 'delegate' (a delegate call)");
   EXPECT_EQ(error_after(R"({"op": "aten::add.out", )", R"({"kernel": "aten::add.out", )"),
             "method 'forward': node 0: needs 'op' (a kernel) or 'delegate' (a delegate call)");
   EXPECT_EQ(error_after(R"({"op": "aten::add.out", )", R"({"op": 1, )"),
             "method 'forward': node 0: field 'op': expected a string, got integer");
-  EXPECT_EQ(error_after(R"({"op": "aten::add.out", )", R"({"op": "aten::add.out", "device": "cuda:0", )"),
-            "method 'forward': node 0 (aten::add.out): unknown field 'device'");
-  EXPECT_EQ(error_after(R"("inputs": ["x", "y"], "outputs": ["t0"])",
-                        R"("inputs": "x", "outputs": ["t0"])"),
-            "method 'forward': node 0 (aten::add.out): field 'inputs': expected an array, got string");
+  EXPECT_EQ(
+      error_after(R"({"op": "aten::add.out", )", R"({"op": "aten::add.out", "device": "cuda:0", )"),
+      "method 'forward': node 0 (aten::add.out): unknown field 'device'");
+  EXPECT_EQ(
+      error_after(R"("inputs": ["x", "y"], "outputs": ["t0"])",
+                  R"("inputs": "x", "outputs": ["t0"])"),
+      "method 'forward': node 0 (aten::add.out): field 'inputs': expected an array, got string");
   EXPECT_EQ(error_after(R"("inputs": ["x", "y"], "outputs": ["t0"])",
                         R"("inputs": ["x", 1], "outputs": ["t0"])"),
-            "method 'forward': node 0 (aten::add.out): inputs[1]: expected a tensor id (string), got integer");
+            "method 'forward': node 0 (aten::add.out): inputs[1]: expected a tensor id (string), "
+            "got integer");
   EXPECT_EQ(error_after(R"("delegate": "DeviceAddBackend")", R"("delegate": null)"),
             "method 'forward': node 1: field 'delegate': expected a string, got null");
   EXPECT_EQ(error_after(R"("alignment": 16)", R"("alignment": "16")"),
@@ -200,17 +207,21 @@ TEST(GraphJsonTest, NodeAndFieldTypeErrors) {
             "method 'fwd': unknown field 'extra'");
   EXPECT_EQ(error_after(R"("nodes": [)", R"("nodes": {}, "x": [)"),
             "method 'forward': unknown field 'x'");
-  EXPECT_EQ(error_after(R"("skip_h2d_for_method_inputs": false)", R"("skip_h2d_for_method_inputs": 0)"),
-            "method 'forward': options: field 'skip_h2d_for_method_inputs': expected a boolean, got integer");
+  EXPECT_EQ(
+      error_after(R"("skip_h2d_for_method_inputs": false)", R"("skip_h2d_for_method_inputs": 0)"),
+      "method 'forward': options: field 'skip_h2d_for_method_inputs': expected a boolean, got "
+      "integer");
   EXPECT_EQ(error_after(R"("skip_h2d_for_method_inputs": false)", R"("skip_h2d": true)"),
             "method 'forward': options: unknown field 'skip_h2d'");
-  EXPECT_EQ(error_after(R"("tensors": [)", R"("tensorz": [)"), "method 'forward': unknown field 'tensorz'");
+  EXPECT_EQ(error_after(R"("tensors": [)", R"("tensorz": [)"),
+            "method 'forward': unknown field 'tensorz'");
 }
 
 TEST(GraphJsonTest, DocumentErrors) {
   EXPECT_EQ(error_of("[]"), "expected a method object or {\"methods\": [...]}, got array");
   EXPECT_EQ(error_of("{}"), "method 'forward': missing field 'tensors'");
-  EXPECT_EQ(error_of(R"({"tensors": 1})"), "method 'forward': field 'tensors': expected an array, got integer");
+  EXPECT_EQ(error_of(R"({"tensors": 1})"),
+            "method 'forward': field 'tensors': expected an array, got integer");
   EXPECT_EQ(error_of(R"({"methods": {}})"), "field 'methods': expected an array, got object");
   EXPECT_EQ(error_of(R"({"methods": []})"), "field 'methods' is empty");
   EXPECT_EQ(error_of(R"({"methods": [{"tensors": []}], "name": "x"})"), "unknown field 'name'");
@@ -234,8 +245,9 @@ TEST(GraphJsonTest, ReadsDocumentsBuiltInCodeWithExactIntegers) {
   EXPECT_EQ(g->tensors[0].nbytes, 24u);
   // An integer past int64 is named, not wrapped; a double is not an integer.
   method["tensors"][0]["shape"] = {UINT64_MAX};
-  EXPECT_EQ(graph_from_json(method).error().message(),
-            "method 'encode': tensor 's': shape[0]: integer 18446744073709551615 does not fit in int64");
+  EXPECT_EQ(
+      graph_from_json(method).error().message(),
+      "method 'encode': tensor 's': shape[0]: integer 18446744073709551615 does not fit in int64");
   EXPECT_EQ(error_after(R"("alignment": 16)", R"("alignment": 16.0)"),
             "method 'forward': field 'alignment': expected an integer, got number");
 }
@@ -243,13 +255,14 @@ TEST(GraphJsonTest, ReadsDocumentsBuiltInCodeWithExactIntegers) {
 TEST(GraphJsonTest, WritesInTheDocumentedForm) {
   Result<std::vector<Graph>> graphs = read_graphs(kSample);
   ASSERT_TRUE(graphs.ok());
-  EXPECT_EQ(write_graphs(*graphs, false),
-            R"({"name":"forward","alignment":16,"tensors":[{"id":"x","dtype":"float32","shape":[2,2]},)"
-            R"({"id":"y","dtype":"float32","shape":[2,2]},{"id":"t0","dtype":"float32","shape":[2,2]},)"
-            R"({"id":"z","dtype":"float32","shape":[2,2]}],"inputs":["x","y"],"outputs":["z"],)"
-            R"("nodes":[{"op":"aten::add.out","inputs":["x","y"],"outputs":["t0"]},)"
-            R"({"delegate":"DeviceAddBackend","device":"cuda:0","inputs":["t0","y"],"outputs":["z"]}],)"
-            R"("options":{"skip_h2d_for_method_inputs":false,"skip_d2h_for_method_outputs":false}})");
+  EXPECT_EQ(
+      write_graphs(*graphs, false),
+      R"({"name":"forward","alignment":16,"tensors":[{"id":"x","dtype":"float32","shape":[2,2]},)"
+      R"({"id":"y","dtype":"float32","shape":[2,2]},{"id":"t0","dtype":"float32","shape":[2,2]},)"
+      R"({"id":"z","dtype":"float32","shape":[2,2]}],"inputs":["x","y"],"outputs":["z"],)"
+      R"("nodes":[{"op":"aten::add.out","inputs":["x","y"],"outputs":["t0"]},)"
+      R"({"delegate":"DeviceAddBackend","device":"cuda:0","inputs":["t0","y"],"outputs":["z"]}],)"
+      R"("options":{"skip_h2d_for_method_inputs":false,"skip_d2h_for_method_outputs":false}})");
   Graph bare;
   bare.add_tensor("t", ScalarType::Long, {});
   bare.outputs = {5};
@@ -296,8 +309,9 @@ TEST(GraphJsonTest, Files) {
   Result<std::vector<Graph>> g = read_graphs_file(path);
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.error().message(),
-            path + ": method 'forward': output 'a' is never defined (not a method input and "
-                   "produced by no node)");
+            path +
+                ": method 'forward': output 'a' is never defined (not a method input and "
+                "produced by no node)");
   {
     std::ofstream out(path);
     out << kSample;

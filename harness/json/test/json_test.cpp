@@ -81,8 +81,9 @@ TEST(JsonParseTest, DoublesOutOfRange) {
             "JSON parse error at line 1, column 1: number 1e400 is out of the range of a double");
   EXPECT_EQ(parse_error("[1e400]"),
             "JSON parse error at line 1, column 2: number 1e400 is out of the range of a double");
-  EXPECT_EQ(parse_error("{\"a\":\n -1.5e400 }"),
-            "JSON parse error at line 2, column 2: number -1.5e400 is out of the range of a double");
+  EXPECT_EQ(
+      parse_error("{\"a\":\n -1.5e400 }"),
+      "JSON parse error at line 2, column 2: number -1.5e400 is out of the range of a double");
   // Too small is not an error: it underflows to zero.
   const Json tiny = parse_ok("1e-400");
   EXPECT_TRUE(tiny.is_number_float());
@@ -108,8 +109,10 @@ TEST(JsonParseTest, ContainersKeepOrderAndStringsDecode) {
 }
 
 TEST(JsonParseTest, SyntaxErrorsSayWhereAndWhat) {
-  EXPECT_EQ(parse_error(""), "JSON parse error at line 1, column 1: expected a value, got end of input");
-  EXPECT_EQ(parse_error("  "), "JSON parse error at line 1, column 3: expected a value, got end of input");
+  EXPECT_EQ(parse_error(""),
+            "JSON parse error at line 1, column 1: expected a value, got end of input");
+  EXPECT_EQ(parse_error("  "),
+            "JSON parse error at line 1, column 3: expected a value, got end of input");
   EXPECT_EQ(parse_error("[1,]"), "JSON parse error at line 1, column 4: expected a value, got ']'");
   EXPECT_EQ(parse_error("{\"a\":1,}"),
             "JSON parse error at line 1, column 8: expected a string key, got '}'");
@@ -117,55 +120,82 @@ TEST(JsonParseTest, SyntaxErrorsSayWhereAndWhat) {
             "JSON parse error at line 2, column 7: expected ':' after object key, got '1'");
   EXPECT_EQ(parse_error("{\"a\" true}"),
             "JSON parse error at line 1, column 6: expected ':' after object key, got 't'");
-  EXPECT_EQ(parse_error("[1 2]"),
-            "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got '2'");
-  EXPECT_EQ(parse_error("[1 false]"),
-            "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got 'f'");
-  EXPECT_EQ(parse_error("[1 null]"),
-            "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got 'n'");
-  EXPECT_EQ(parse_error("{\"a\":1 \"b\":2}"),
-            "JSON parse error at line 1, column 8: expected ',' or '}' after object member, got '\"'");
-  EXPECT_EQ(parse_error("{'a':1}"), "JSON parse error at line 1, column 2: expected a string key, got '''");
-  EXPECT_EQ(parse_error("1 2"), "JSON parse error at line 1, column 3: unexpected '2' after the JSON value");
+  EXPECT_EQ(
+      parse_error("[1 2]"),
+      "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got '2'");
+  EXPECT_EQ(
+      parse_error("[1 false]"),
+      "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got 'f'");
+  EXPECT_EQ(
+      parse_error("[1 null]"),
+      "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got 'n'");
+  EXPECT_EQ(
+      parse_error("{\"a\":1 \"b\":2}"),
+      "JSON parse error at line 1, column 8: expected ',' or '}' after object member, got '\"'");
+  EXPECT_EQ(parse_error("{'a':1}"),
+            "JSON parse error at line 1, column 2: expected a string key, got '''");
+  EXPECT_EQ(parse_error("1 2"),
+            "JSON parse error at line 1, column 3: unexpected '2' after the JSON value");
   EXPECT_EQ(parse_error("{} \"x\""),
             "JSON parse error at line 1, column 4: unexpected '\"' after the JSON value");
   EXPECT_EQ(parse_error("tru"), "JSON parse error at line 1, column 1: expected a value, got 't'");
-  EXPECT_EQ(parse_error("[nul]"), "JSON parse error at line 1, column 2: expected a value, got 'n'");
-  EXPECT_EQ(parse_error("[truex]"),
-            "JSON parse error at line 1, column 6: expected ',' or ']' after array element, got 'x'");
-  EXPECT_EQ(parse_error("[1] // c"), "JSON parse error at line 1, column 5: unexpected '/' after the JSON value");
-  EXPECT_EQ(parse_error("[\n\n  NaN]"), "JSON parse error at line 3, column 3: expected a value, got 'N'");
-  EXPECT_EQ(parse_error("Infinity"), "JSON parse error at line 1, column 1: expected a value, got 'I'");
+  EXPECT_EQ(parse_error("[nul]"),
+            "JSON parse error at line 1, column 2: expected a value, got 'n'");
+  EXPECT_EQ(
+      parse_error("[truex]"),
+      "JSON parse error at line 1, column 6: expected ',' or ']' after array element, got 'x'");
+  EXPECT_EQ(parse_error("[1] // c"),
+            "JSON parse error at line 1, column 5: unexpected '/' after the JSON value");
+  EXPECT_EQ(parse_error("[\n\n  NaN]"),
+            "JSON parse error at line 3, column 3: expected a value, got 'N'");
+  EXPECT_EQ(parse_error("Infinity"),
+            "JSON parse error at line 1, column 1: expected a value, got 'I'");
   EXPECT_EQ(parse_error("\xEF\xBB\xBF{}"),
             "JSON parse error at line 1, column 1: unexpected byte order mark (U+FEFF); JSON text "
             "must not start with one");
-  EXPECT_EQ(parse_error("\xEF{}"), "JSON parse error at line 1, column 1: expected a value, got byte 0xef");
+  EXPECT_EQ(parse_error("\xEF{}"),
+            "JSON parse error at line 1, column 1: expected a value, got byte 0xef");
   EXPECT_EQ(parse_error("[1"),
-            "JSON parse error at line 1, column 3: expected ',' or ']' after array element, got end of input");
-  EXPECT_EQ(parse_error("{\"a\""),
-            "JSON parse error at line 1, column 5: expected ':' after object key, got end of input");
-  EXPECT_EQ(parse_error("\x01"), "JSON parse error at line 1, column 1: expected a value, got byte 0x01");
+            "JSON parse error at line 1, column 3: expected ',' or ']' after array element, got "
+            "end of input");
+  EXPECT_EQ(
+      parse_error("{\"a\""),
+      "JSON parse error at line 1, column 5: expected ':' after object key, got end of input");
+  EXPECT_EQ(parse_error("\x01"),
+            "JSON parse error at line 1, column 1: expected a value, got byte 0x01");
   // Lines count LF only; a CR is one more byte of the line.
-  EXPECT_EQ(parse_error("[1,\r\n2,\r\n]"), "JSON parse error at line 3, column 1: expected a value, got ']'");
+  EXPECT_EQ(parse_error("[1,\r\n2,\r\n]"),
+            "JSON parse error at line 3, column 1: expected a value, got ']'");
 }
 
 TEST(JsonParseTest, AMisplacedTokenIsReportedBeforeWhatIsWrongInsideIt) {
-  EXPECT_EQ(parse_error("1 \"\\x\""), "JSON parse error at line 1, column 3: unexpected '\"' after the JSON value");
-  EXPECT_EQ(parse_error("[1 \"a\\x\"]"),
-            "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got '\"'");
-  EXPECT_EQ(parse_error("{\"a\":[] \"\xFF\"}"),
-            "JSON parse error at line 1, column 9: expected ',' or '}' after object member, got '\"'");
+  EXPECT_EQ(parse_error("1 \"\\x\""),
+            "JSON parse error at line 1, column 3: unexpected '\"' after the JSON value");
+  EXPECT_EQ(
+      parse_error("[1 \"a\\x\"]"),
+      "JSON parse error at line 1, column 4: expected ',' or ']' after array element, got '\"'");
+  EXPECT_EQ(
+      parse_error("{\"a\":[] \"\xFF\"}"),
+      "JSON parse error at line 1, column 9: expected ',' or '}' after object member, got '\"'");
   EXPECT_EQ(parse_error("{\"a\"\n  \"\\q\"}"),
             "JSON parse error at line 2, column 3: expected ':' after object key, got '\"'");
-  EXPECT_EQ(parse_error("[1-]"), "JSON parse error at line 1, column 3: expected ',' or ']' after array element, got '-'");
-  EXPECT_EQ(parse_error("[01.]"), "JSON parse error at line 1, column 3: leading zeros are not allowed");
-  EXPECT_EQ(parse_error("{12.}"), "JSON parse error at line 1, column 2: expected a string key, got '1'");
-  EXPECT_EQ(parse_error("{\"a\":1, -}"), "JSON parse error at line 1, column 9: expected a string key, got '-'");
-  EXPECT_EQ(parse_error("[true nul]"),
-            "JSON parse error at line 1, column 7: expected ',' or ']' after array element, got 'n'");
+  EXPECT_EQ(
+      parse_error("[1-]"),
+      "JSON parse error at line 1, column 3: expected ',' or ']' after array element, got '-'");
+  EXPECT_EQ(parse_error("[01.]"),
+            "JSON parse error at line 1, column 3: leading zeros are not allowed");
+  EXPECT_EQ(parse_error("{12.}"),
+            "JSON parse error at line 1, column 2: expected a string key, got '1'");
+  EXPECT_EQ(parse_error("{\"a\":1, -}"),
+            "JSON parse error at line 1, column 9: expected a string key, got '-'");
+  EXPECT_EQ(
+      parse_error("[true nul]"),
+      "JSON parse error at line 1, column 7: expected ',' or ']' after array element, got 'n'");
   // Where a value or a key may start, the flaw inside the token is the error.
-  EXPECT_EQ(parse_error("[1, \"a\\x\"]"), "JSON parse error at line 1, column 8: invalid escape \\x");
-  EXPECT_EQ(parse_error("{\"a\\x\": 1}"), "JSON parse error at line 1, column 5: invalid escape \\x");
+  EXPECT_EQ(parse_error("[1, \"a\\x\"]"),
+            "JSON parse error at line 1, column 8: invalid escape \\x");
+  EXPECT_EQ(parse_error("{\"a\\x\": 1}"),
+            "JSON parse error at line 1, column 5: invalid escape \\x");
 }
 
 TEST(JsonParseTest, NulBytesAreNotTheEndOfTheText) {
@@ -176,61 +206,94 @@ TEST(JsonParseTest, NulBytesAreNotTheEndOfTheText) {
   EXPECT_EQ(parse_error(std::string("[1,\0]", 5)),
             "JSON parse error at line 1, column 4: expected a value, got byte 0x00");
   EXPECT_EQ(parse_error(std::string("\"a\0\"", 4)),
-            "JSON parse error at line 1, column 3: raw control character byte 0x00 in a string (escape it)");
+            "JSON parse error at line 1, column 3: raw control character byte 0x00 in a string "
+            "(escape it)");
 }
 
 TEST(JsonParseTest, NumberErrors) {
-  EXPECT_EQ(parse_error("01"), "JSON parse error at line 1, column 2: leading zeros are not allowed");
-  EXPECT_EQ(parse_error("-01"), "JSON parse error at line 1, column 3: leading zeros are not allowed");
-  EXPECT_EQ(parse_error("[0, 007]"), "JSON parse error at line 1, column 6: leading zeros are not allowed");
-  EXPECT_EQ(parse_error("0-1"), "JSON parse error at line 1, column 2: unexpected '-' after the JSON value");
+  EXPECT_EQ(parse_error("01"),
+            "JSON parse error at line 1, column 2: leading zeros are not allowed");
+  EXPECT_EQ(parse_error("-01"),
+            "JSON parse error at line 1, column 3: leading zeros are not allowed");
+  EXPECT_EQ(parse_error("[0, 007]"),
+            "JSON parse error at line 1, column 6: leading zeros are not allowed");
+  EXPECT_EQ(parse_error("0-1"),
+            "JSON parse error at line 1, column 2: unexpected '-' after the JSON value");
   EXPECT_EQ(parse_error("+1"), "JSON parse error at line 1, column 1: expected a value, got '+'");
-  EXPECT_EQ(parse_error("-"), "JSON parse error at line 1, column 2: expected a digit after '-', got end of input");
-  EXPECT_EQ(parse_error("[-x]"), "JSON parse error at line 1, column 3: expected a digit after '-', got 'x'");
-  EXPECT_EQ(parse_error("1."), "JSON parse error at line 1, column 3: expected a digit after '.', got end of input");
+  EXPECT_EQ(parse_error("-"),
+            "JSON parse error at line 1, column 2: expected a digit after '-', got end of input");
+  EXPECT_EQ(parse_error("[-x]"),
+            "JSON parse error at line 1, column 3: expected a digit after '-', got 'x'");
+  EXPECT_EQ(parse_error("1."),
+            "JSON parse error at line 1, column 3: expected a digit after '.', got end of input");
   EXPECT_EQ(parse_error(".5"), "JSON parse error at line 1, column 1: expected a value, got '.'");
-  EXPECT_EQ(parse_error("1e"), "JSON parse error at line 1, column 3: expected a digit in the exponent, got end of input");
-  EXPECT_EQ(parse_error("1e+"), "JSON parse error at line 1, column 4: expected a digit in the exponent, got end of input");
-  EXPECT_EQ(parse_error("[1e+]"), "JSON parse error at line 1, column 5: expected a digit in the exponent, got ']'");
-  EXPECT_EQ(parse_error("0x10"), "JSON parse error at line 1, column 2: unexpected 'x' after the JSON value");
+  EXPECT_EQ(
+      parse_error("1e"),
+      "JSON parse error at line 1, column 3: expected a digit in the exponent, got end of input");
+  EXPECT_EQ(
+      parse_error("1e+"),
+      "JSON parse error at line 1, column 4: expected a digit in the exponent, got end of input");
+  EXPECT_EQ(parse_error("[1e+]"),
+            "JSON parse error at line 1, column 5: expected a digit in the exponent, got ']'");
+  EXPECT_EQ(parse_error("0x10"),
+            "JSON parse error at line 1, column 2: unexpected 'x' after the JSON value");
 }
 
 TEST(JsonParseTest, StringErrors) {
   EXPECT_EQ(parse_error("\"abc"), "JSON parse error at line 1, column 5: unterminated string");
   EXPECT_EQ(parse_error("\"abc\\"), "JSON parse error at line 1, column 6: unterminated string");
   EXPECT_EQ(parse_error("\"a\tb\""),
-            "JSON parse error at line 1, column 3: raw control character byte 0x09 in a string (escape it)");
+            "JSON parse error at line 1, column 3: raw control character byte 0x09 in a string "
+            "(escape it)");
   EXPECT_EQ(parse_error("\"\\x\""), "JSON parse error at line 1, column 3: invalid escape \\x");
-  EXPECT_EQ(parse_error("\"\\\x01\""),
-            "JSON parse error at line 1, column 3: invalid escape: backslash followed by byte 0x01");
+  EXPECT_EQ(
+      parse_error("\"\\\x01\""),
+      "JSON parse error at line 1, column 3: invalid escape: backslash followed by byte 0x01");
   EXPECT_EQ(parse_error("\"\\u12G4\""),
             "JSON parse error at line 1, column 6: expected 4 hex digits after \\u, got 'G'");
-  EXPECT_EQ(parse_error("\"\\u12"),
-            "JSON parse error at line 1, column 6: expected 4 hex digits after \\u, got end of input");
-  EXPECT_EQ(parse_error("\"\\udc00\""), "JSON parse error at line 1, column 2: lone low surrogate \\udc00");
-  EXPECT_EQ(parse_error("[\"ab\\uDFFF\"]"), "JSON parse error at line 1, column 5: lone low surrogate \\uDFFF");
+  EXPECT_EQ(
+      parse_error("\"\\u12"),
+      "JSON parse error at line 1, column 6: expected 4 hex digits after \\u, got end of input");
+  EXPECT_EQ(parse_error("\"\\udc00\""),
+            "JSON parse error at line 1, column 2: lone low surrogate \\udc00");
+  EXPECT_EQ(parse_error("[\"ab\\uDFFF\"]"),
+            "JSON parse error at line 1, column 5: lone low surrogate \\uDFFF");
   EXPECT_EQ(parse_error("\"\\ud83dx\""),
-            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low surrogate");
+            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low "
+            "surrogate");
   EXPECT_EQ(parse_error("\"\\ud83d\\n\""),
-            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low surrogate");
+            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low "
+            "surrogate");
   EXPECT_EQ(parse_error("\"\\ud83d\\u0041\""),
-            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low surrogate");
+            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low "
+            "surrogate");
   EXPECT_EQ(parse_error("\"\\ud83d\\ud83d\""),
-            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low surrogate");
+            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low "
+            "surrogate");
   EXPECT_EQ(parse_error("\"\\ud83d"),
-            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low surrogate");
-  EXPECT_EQ(parse_error("\"\xC3\""), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xc3 in a string");
-  EXPECT_EQ(parse_error("\"\xC3"), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xc3 in a string");
-  EXPECT_EQ(parse_error("\"\xC0\xAF\""), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xc0 in a string");
-  EXPECT_EQ(parse_error("\"\xED\xA0\x80\""), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xed in a string");
-  EXPECT_EQ(parse_error("\"\xF4\x90\x80\x80\""), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xf4 in a string");
-  EXPECT_EQ(parse_error("\"\xF0\x9F\x98\x41\""), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xf0 in a string");
-  EXPECT_EQ(parse_error("\"\xC3\xA9\x80\""), "JSON parse error at line 1, column 4: invalid UTF-8 byte 0x80 in a string");
-  EXPECT_EQ(parse_error("\"\xFF\""), "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xff in a string");
+            "JSON parse error at line 1, column 2: high surrogate \\ud83d is not followed by a low "
+            "surrogate");
+  EXPECT_EQ(parse_error("\"\xC3\""),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xc3 in a string");
+  EXPECT_EQ(parse_error("\"\xC3"),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xc3 in a string");
+  EXPECT_EQ(parse_error("\"\xC0\xAF\""),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xc0 in a string");
+  EXPECT_EQ(parse_error("\"\xED\xA0\x80\""),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xed in a string");
+  EXPECT_EQ(parse_error("\"\xF4\x90\x80\x80\""),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xf4 in a string");
+  EXPECT_EQ(parse_error("\"\xF0\x9F\x98\x41\""),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xf0 in a string");
+  EXPECT_EQ(parse_error("\"\xC3\xA9\x80\""),
+            "JSON parse error at line 1, column 4: invalid UTF-8 byte 0x80 in a string");
+  EXPECT_EQ(parse_error("\"\xFF\""),
+            "JSON parse error at line 1, column 2: invalid UTF-8 byte 0xff in a string");
 }
 
 TEST(JsonParseTest, DuplicateKeys) {
-  EXPECT_EQ(parse_error("{\"a\":1,\"a\":2}"), "JSON parse error at line 1, column 8: duplicate key \"a\"");
+  EXPECT_EQ(parse_error("{\"a\":1,\"a\":2}"),
+            "JSON parse error at line 1, column 8: duplicate key \"a\"");
   EXPECT_EQ(parse_error("{\"b\":1,\n \"a\\\"\\\\\":2, \"a\\\"\\\\\":3}"),
             "JSON parse error at line 2, column 13: duplicate key \"a\"\\\"");
   EXPECT_EQ(parse_error("[{\"a\":{\"a\":1}}, {\"a\":1, \"b\":{}, \"a\":1}]"),
@@ -239,11 +302,12 @@ TEST(JsonParseTest, DuplicateKeys) {
   EXPECT_EQ(write_json(parse_ok("{\"a\":{\"a\":1}}")), "{\"a\":{\"a\":1}}");
   // Many members: each one checked against all the others.
   std::string many = "{";
-  for (int i = 0; i < 5000; ++i) many += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  for (int i = 0; i < 5000; ++i)
+    many += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
   EXPECT_EQ(parse_ok(many + "\"end\":0}").size(), 5001u);
-  EXPECT_EQ(parse_error(many + "\"k4999\":0}"),
-            "JSON parse error at line 1, column " + std::to_string(many.size() + 1) +
-                ": duplicate key \"k4999\"");
+  EXPECT_EQ(parse_error(many + "\"k4999\":0}"), "JSON parse error at line 1, column " +
+                                                    std::to_string(many.size() + 1) +
+                                                    ": duplicate key \"k4999\"");
 
   JsonParseOptions allow;
   allow.allow_duplicate_keys = true;
@@ -266,7 +330,8 @@ TEST(JsonParseTest, DepthLimit) {
   JsonParseOptions none;
   none.max_depth = 0;
   EXPECT_EQ(parse_ok("7", none), Json(7));
-  EXPECT_EQ(parse_error("{}", none), "JSON parse error at line 1, column 1: nesting deeper than 0 levels");
+  EXPECT_EQ(parse_error("{}", none),
+            "JSON parse error at line 1, column 1: nesting deeper than 0 levels");
 
   // The default: 256 levels parse, 257 do not.
   const Result<Json> at_limit = parse_json(nested(256));
@@ -282,8 +347,9 @@ TEST(JsonParseTest, DepthLimit) {
 TEST(JsonWriteTest, CompactAndPretty) {
   const Json doc = parse_ok(R"({"name": "forward", "shape": [2, 2], "empty": [], "none": {},
                                "nested": {"ok": true, "n": null}})");
-  EXPECT_EQ(write_json(doc),
-            R"({"name":"forward","shape":[2,2],"empty":[],"none":{},"nested":{"ok":true,"n":null}})");
+  EXPECT_EQ(
+      write_json(doc),
+      R"({"name":"forward","shape":[2,2],"empty":[],"none":{},"nested":{"ok":true,"n":null}})");
   EXPECT_EQ(write_json(doc, true),
             "{\n"
             "  \"name\": \"forward\",\n"
@@ -348,7 +414,8 @@ TEST(JsonFileTest, ReadsFilesAndNamesThePath) {
   Result<Json> bad = parse_json_file(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(bad.error().message(), path + ": JSON parse error at line 2, column 4: expected a value, got ']'");
+  EXPECT_EQ(bad.error().message(),
+            path + ": JSON parse error at line 2, column 4: expected a value, got ']'");
   {
     std::ofstream out(path);
     out << "{\"k\": [1, 2]}";
@@ -361,7 +428,8 @@ TEST(JsonFileTest, ReadsFilesAndNamesThePath) {
   shallow.max_depth = 1;
   Result<Json> deep = parse_json_file(path, shallow);
   ASSERT_FALSE(deep.ok());
-  EXPECT_EQ(deep.error().message(), path + ": JSON parse error at line 1, column 7: nesting deeper than 1 levels");
+  EXPECT_EQ(deep.error().message(),
+            path + ": JSON parse error at line 1, column 7: nesting deeper than 1 levels");
 
   std::remove(path.c_str());
   Result<Json> missing = parse_json_file(path);

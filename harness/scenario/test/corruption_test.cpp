@@ -17,7 +17,8 @@ Error method_error(const Corruption& c, const std::string& name = "forward") {
   Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, c);
   EXPECT_TRUE(bytes.ok()) << bytes.error();
   if (!bytes.ok()) return bytes.error();
-  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
   EXPECT_TRUE(program.ok()) << program.error();
   if (!program.ok()) return program.error();
   EXPECT_TRUE(program->method_status(name == "forward" ? "encode" : "forward").ok());
@@ -30,7 +31,7 @@ TEST(CorruptionTest, KindsAndNames) {
   const std::vector<CorruptionKind> kinds = all_corruption_kinds();
   ASSERT_EQ(kinds.size(), 11u);
   std::vector<std::string> names;
-  for (CorruptionKind k : kinds) names.push_back(corruption_kind_name(k));
+  for (CorruptionKind k : kinds) names.emplace_back(corruption_kind_name(k));
   EXPECT_EQ(names, (std::vector<std::string>{
                        "duplicate_device_entry", "buffer_idx_zero", "buffer_idx_negative",
                        "buffer_idx_past_end", "unknown_device_type", "negative_device_index",
@@ -63,11 +64,13 @@ TEST(CorruptionTest, AppliesOnlyWhereThereIsATarget) {
   EXPECT_FALSE(corruption_applies(s, {CorruptionKind::NegativeBufferSize, 1, 0, 0}));
   EXPECT_FALSE(corruption_applies(s, {CorruptionKind::MemoryIdZero, 1, 0, 0}));
   EXPECT_FALSE(corruption_applies(ProgramScenario(), {CorruptionKind::BufferIdxZero, 0, 0, 0}));
-  Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, {CorruptionKind::OffsetPastEnd, 1, 0, 0});
+  Result<std::vector<uint8_t>> bytes =
+      build_corrupted_program(s, {CorruptionKind::OffsetPastEnd, 1, 0, 0});
   ASSERT_FALSE(bytes.ok());
   EXPECT_EQ(bytes.error().code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(bytes.error().message(),
-            "corruption offset_past_end in method encode, amount 0 does not apply: the method has no tensors");
+            "corruption offset_past_end in method encode, amount 0 does not apply: the method has "
+            "no tensors");
 }
 
 TEST(CorruptionTest, EveryKindIsInvalidProgramWithItsReason) {
@@ -76,45 +79,66 @@ TEST(CorruptionTest, EveryKindIsInvalidProgramWithItsReason) {
     const char* name;
     const char* message;
   } cases[] = {
-      {{CorruptionKind::DuplicateDeviceEntry, 0, 1, 0}, "forward",
-       "method 'forward': non_const_buffer_device entry 1: buffer_idx 2 already has a device (entry 0)"},
-      {{CorruptionKind::DuplicateDeviceEntry, 0, 0, 0}, "forward",
-       "method 'forward': non_const_buffer_device entry 2: buffer_idx 1 already has a device (entry 1)"},
-      {{CorruptionKind::BufferIdxZero, 0, 0, 0}, "forward",
+      {{CorruptionKind::DuplicateDeviceEntry, 0, 1, 0},
+       "forward",
+       "method 'forward': non_const_buffer_device entry 1: buffer_idx 2 already has a device "
+       "(entry 0)"},
+      {{CorruptionKind::DuplicateDeviceEntry, 0, 0, 0},
+       "forward",
+       "method 'forward': non_const_buffer_device entry 2: buffer_idx 1 already has a device "
+       "(entry 1)"},
+      {{CorruptionKind::BufferIdxZero, 0, 0, 0},
+       "forward",
        "method 'forward': non_const_buffer_device entry 1: buffer_idx 0 is reserved"},
-      {{CorruptionKind::BufferIdxNegative, 0, 0, 4}, "forward",
+      {{CorruptionKind::BufferIdxNegative, 0, 0, 4},
+       "forward",
        "method 'forward': non_const_buffer_device entry 1: buffer_idx -5 is negative"},
-      {{CorruptionKind::BufferIdxPastEnd, 0, 0, 0}, "forward",
+      {{CorruptionKind::BufferIdxPastEnd, 0, 0, 0},
+       "forward",
        "method 'forward': non_const_buffer_device entry 1: buffer_idx 4 is past the last buffer "
        "(non_const_buffer_sizes has 4 entries)"},
-      {{CorruptionKind::BufferIdxPastEnd, 1, 0, 2}, "encode",
+      {{CorruptionKind::BufferIdxPastEnd, 1, 0, 2},
+       "encode",
        "method 'encode': non_const_buffer_device entry 0: buffer_idx 3 is past the last buffer "
        "(non_const_buffer_sizes has 1 entry)"},
-      {{CorruptionKind::UnknownDeviceType, 0, 1, 0}, "forward",
+      {{CorruptionKind::UnknownDeviceType, 0, 1, 0},
+       "forward",
        "method 'forward': non_const_buffer_device entry 0: unknown device type 2"},
-      {{CorruptionKind::UnknownDeviceType, 0, 0, 500}, "forward",
+      {{CorruptionKind::UnknownDeviceType, 0, 0, 500},
+       "forward",
        "method 'forward': non_const_buffer_device entry 1: unknown device type 127"},
-      {{CorruptionKind::NegativeDeviceIndex, 0, 1, 5}, "forward",
+      {{CorruptionKind::NegativeDeviceIndex, 0, 1, 5},
+       "forward",
        "method 'forward': non_const_buffer_device entry 0: negative device index -6"},
-      {{CorruptionKind::NegativeDeviceIndex, 0, 2, 1000}, "forward",
+      {{CorruptionKind::NegativeDeviceIndex, 0, 2, 1000},
+       "forward",
        "method 'forward': non_const_buffer_device entry 1: negative device index -128"},
       // Targets are the tensors in device buffers (t1, t3): a device tag on a tensor in a host
       // buffer is a legacy program, not a corruption.
-      {{CorruptionKind::TensorDeviceMismatch, 0, 1, 0}, "forward",
+      {{CorruptionKind::TensorDeviceMismatch, 0, 1, 0},
+       "forward",
        "method 'forward': value 3: tensor on cpu:0 planned in buffer 1 on cuda:2"},
-      {{CorruptionKind::TensorDeviceMismatch, 0, 1, 1}, "forward",
+      {{CorruptionKind::TensorDeviceMismatch, 0, 1, 1},
+       "forward",
        "method 'forward': value 3: tensor on cuda:3 planned in buffer 1 on cuda:2"},
-      {{CorruptionKind::TensorDeviceMismatch, 0, 2, 3}, "forward",
+      {{CorruptionKind::TensorDeviceMismatch, 0, 2, 3},
+       "forward",
        "method 'forward': value 1: tensor on cuda:4 planned in buffer 1 on cuda:2"},
-      {{CorruptionKind::OffsetPastEnd, 0, 3, 0}, "forward",
+      {{CorruptionKind::OffsetPastEnd, 0, 3, 0},
+       "forward",
        "method 'forward': value 3: 16 bytes at offset 48 run past the end of buffer 1 (48 bytes)"},
-      {{CorruptionKind::OffsetPastEnd, 0, 0, 2}, "forward",
+      {{CorruptionKind::OffsetPastEnd, 0, 0, 2},
+       "forward",
        "method 'forward': value 0: 16 bytes at offset 96 run past the end of buffer 0 (64 bytes)"},
-      {{CorruptionKind::MemoryIdZero, 0, 0, 0}, "forward",
+      {{CorruptionKind::MemoryIdZero, 0, 0, 0},
+       "forward",
        "method 'forward': value 0: memory_id 0 is invalid (memory ids are 1-based)"},
-      {{CorruptionKind::MemoryIdPastEnd, 0, 1, 0}, "forward",
-       "method 'forward': value 1: memory_id 4 is past the last buffer (the method has 3 planned buffers)"},
-      {{CorruptionKind::NegativeBufferSize, 0, 2, 9}, "forward",
+      {{CorruptionKind::MemoryIdPastEnd, 0, 1, 0},
+       "forward",
+       "method 'forward': value 1: memory_id 4 is past the last buffer (the method has 3 planned "
+       "buffers)"},
+      {{CorruptionKind::NegativeBufferSize, 0, 2, 9},
+       "forward",
        "method 'forward': non_const_buffer_sizes entry 3 (buffer 2): negative size -10"},
   };
   for (const auto& c : cases) {

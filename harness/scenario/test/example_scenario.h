@@ -39,10 +39,14 @@ inline ProgramScenario example_scenario() {
   ScenarioValue v8 = make_value(ScenarioValueKind::BoolList);
   v8.bool_list = {true, false};
   m.values = {v0, v1, v2, v3, v4, v5, v6, v7, v8};
-  m.instructions = {{ScenarioOp::Add, {0, 0, 2}, {0}},   {ScenarioOp::CopyH2D, {2, 1}, {}},
-                    {ScenarioOp::DelegateAdd, {1, 1, 3}, {}}, {ScenarioOp::CopyD2H, {3, 0}, {}},
-                    {ScenarioOp::Mul, {0, 2, 2}, {}},    {ScenarioOp::Move, {}, {0, 1}},
-                    {ScenarioOp::Free, {3}, {}},         {ScenarioOp::Free, {}, {2}}};
+  m.instructions = {{ScenarioOp::Add, {0, 0, 2}, {0}},
+                    {ScenarioOp::CopyH2D, {2, 1}, {}},
+                    {ScenarioOp::DelegateAdd, {1, 1, 3}, {}},
+                    {ScenarioOp::CopyD2H, {3, 0}, {}},
+                    {ScenarioOp::Mul, {0, 2, 2}, {}},
+                    {ScenarioOp::Move, {}, {0, 1}},
+                    {ScenarioOp::Free, {3}, {}},
+                    {ScenarioOp::Free, {}, {2}}};
   m.inputs = {0};
   m.outputs = {2};
   s.methods.emplace_back().name = "encode";

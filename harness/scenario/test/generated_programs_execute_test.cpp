@@ -25,9 +25,11 @@ TEST_F(GeneratedProgramsTest, LoadExecuteAndUnload) {
     Module module(build_program(s));
     for (const MethodScenario& m : s.methods) {
       const Error load = module.load_method(m.name);
-      ASSERT_TRUE(load.ok()) << "seed " << seed << ": " << load << "\n" << describe_program_scenario(s);
+      ASSERT_TRUE(load.ok()) << "seed " << seed << ": " << load << "\n"
+                             << describe_program_scenario(s);
       Result<std::vector<EValue>> out = module.execute(m.name, {});
-      ASSERT_TRUE(out.ok()) << "seed " << seed << ": " << out.error() << "\n" << describe_program_scenario(s);
+      ASSERT_TRUE(out.ok()) << "seed " << seed << ": " << out.error() << "\n"
+                            << describe_program_scenario(s);
       ASSERT_EQ(out->size(), m.outputs.size());
       executed_instructions += m.instructions.size();
       ASSERT_EQ(tracking().live_count(), [&] {

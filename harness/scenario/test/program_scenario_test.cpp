@@ -95,13 +95,18 @@ TEST(ProgramScenarioTest, ValidateNamesWhatIsWrong) {
             "method 'forward': tensor 1: buffer 3 does not exist (3 buffers)");
   EXPECT_EQ(invalid_because([](MethodScenario& m) { m.tensors[1].offset = 8; }),
             "method 'forward': tensor 1: offset 8 is not a multiple of 16");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.tensors[3].offset = 48; }),
-            "method 'forward': tensor 3: 16 bytes at offset 48 run past the end of buffer 1 (48 bytes)");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.tensors[0].shape = {2, -2}; }),
+  EXPECT_EQ(
+      invalid_because([](MethodScenario& m) { m.tensors[3].offset = 48; }),
+      "method 'forward': tensor 3: 16 bytes at offset 48 run past the end of buffer 1 (48 bytes)");
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.tensors[0].shape = {2, -2};
+            }),
             "method 'forward': tensor 0: negative dimension -2");
   EXPECT_EQ(invalid_because([](MethodScenario& m) { m.values[2].tensor_list = {4}; }),
             "method 'forward': value 2: TensorList item 4 is not a tensor (4 tensors)");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[0].tensors = {0, 1, 2}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[0].tensors = {0, 1, 2};
+            }),
             "method 'forward': instruction 0 (add): t1 is on cuda:2, not the host");
   EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[0].values = {4}; }),
             "method 'forward': instruction 0 (add): alpha v4 is Bool, not usable for float32");
@@ -109,22 +114,37 @@ TEST(ProgramScenarioTest, ValidateNamesWhatIsWrong) {
             "method 'forward': instruction 4 (mul): mul takes no values");
   EXPECT_EQ(invalid_because([](MethodScenario& m) { m.tensors[2].shape = {4}; }),
             "method 'forward': instruction 0 (add): t0 is float32[2, 2] but t2 is float32[4]");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[1].tensors = {2, 0}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[1].tensors = {2, 0};
+            }),
             "method 'forward': instruction 1 (h2d): t0 is not on a device");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[3].tensors = {3, 1}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[3].tensors = {3, 1};
+            }),
             "method 'forward': instruction 3 (d2h): t1 is on cuda:2, not the host");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[2].tensors = {1, 0, 3}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[2].tensors = {1, 0, 3};
+            }),
             "method 'forward': instruction 2 (delegate): t0 is on cpu:0, not cuda:2");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[2].tensors = {0, 0, 0}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[2].tensors = {0, 0, 0};
+            }),
             "method 'forward': instruction 2 (delegate): t0 is not on a device");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[2].tensors = {1, 1}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[2].tensors = {1, 1};
+            }),
             "method 'forward': instruction 2 (delegate): expected 3 tensors, got 2");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[5].values = {0, 2}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[5].values = {0, 2};
+            }),
             "method 'forward': instruction 5 (move): moves Int into TensorList");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[5].values = {0, 9}; }),
+  EXPECT_EQ(invalid_because([](MethodScenario& m) {
+              m.instructions[5].values = {0, 9};
+            }),
             "method 'forward': instruction 5 (move): move needs two existing values");
-  EXPECT_EQ(invalid_because([](MethodScenario& m) { m.instructions[6].values = {0}; }),
-            "method 'forward': instruction 6 (free): free needs exactly one existing tensor or value");
+  EXPECT_EQ(
+      invalid_because([](MethodScenario& m) { m.instructions[6].values = {0}; }),
+      "method 'forward': instruction 6 (free): free needs exactly one existing tensor or value");
   EXPECT_EQ(invalid_because([](MethodScenario& m) { m.inputs = {4}; }),
             "method 'forward': input 4 is not a tensor");
   EXPECT_EQ(invalid_because([](MethodScenario& m) { m.outputs = {-1}; }),

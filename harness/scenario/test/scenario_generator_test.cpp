@@ -48,13 +48,14 @@ TEST(ScenarioGeneratorTest, SeedsAreStable) {
   small.max_tensors = 4;
   small.max_values = 3;
   small.max_instructions = 5;
-  EXPECT_EQ(describe_program_scenario(generate_program_scenario(1, small)),
-            "method forward: buffer 0 2976 B cuda:2, buffer 1 54 B cpu:0\n"
-            "  tensors: t0 int64[3, 3, 2] in buffer 0 at 144\n"
-            "  values: v0 BoolList [false, false, true, false], v1 Null, v2 IntList [2]\n"
-            "  outputs: t0\n"
-            "method encode: no buffers\n"
-            "  values: v0 TensorList [], v1 Double -1.75, v2 BoolList [true, true, false, false]\n");
+  EXPECT_EQ(
+      describe_program_scenario(generate_program_scenario(1, small)),
+      "method forward: buffer 0 2976 B cuda:2, buffer 1 54 B cpu:0\n"
+      "  tensors: t0 int64[3, 3, 2] in buffer 0 at 144\n"
+      "  values: v0 BoolList [false, false, true, false], v1 Null, v2 IntList [2]\n"
+      "  outputs: t0\n"
+      "method encode: no buffers\n"
+      "  values: v0 TensorList [], v1 Double -1.75, v2 BoolList [true, true, false, false]\n");
   EXPECT_EQ(describe_program_scenario(generate_program_scenario(3, small)),
             "method forward: buffer 0 2455 B cpu:0\n"
             "  tensors: t0 int32[1, 1] in buffer 0 at 976\n"
@@ -80,11 +81,13 @@ TEST(ScenarioGeneratorTest, EveryScenarioIsValidAndWithinTheOptions) {
       ASSERT_LE(m.outputs.size(), 2u);
       for (const ScenarioBuffer& b : m.buffers) {
         ASSERT_LE(b.size, uint64_t{1} << 20);
-        ASSERT_TRUE(b.device == Device::cpu() || (b.device.type == DeviceType::CUDA && b.device.index <= 3))
+        ASSERT_TRUE(b.device == Device::cpu() ||
+                    (b.device.type == DeviceType::CUDA && b.device.index <= 3))
             << b.device;
       }
       for (const ScenarioTensor& t : m.tensors) {
-        ASSERT_TRUE(t.dtype == ScalarType::Float || t.dtype == ScalarType::Int || t.dtype == ScalarType::Long);
+        ASSERT_TRUE(t.dtype == ScalarType::Float || t.dtype == ScalarType::Int ||
+                    t.dtype == ScalarType::Long);
         ASSERT_LE(t.shape.size(), 3u);
       }
     }
@@ -119,13 +122,45 @@ TEST(ScenarioGeneratorTest, CoversEveryCase) {
       if (!m.outputs.empty()) seen["outputs"]++;
     }
   }
-  for (const char* key :
-       {"methods 1", "methods 2", "methods 3", "methods 4", "no buffers", "32 buffers", "cpu:0",
-        "cuda:0", "cuda:1", "cuda:2", "cuda:3", "zero-size buffer", "tiny buffer", "unaligned buffer",
-        "large buffer", "tensor on cpu", "tensor on device", "zero-byte tensor", "tensor at an offset",
-        "float32", "int32", "int64", "Null", "Int", "Bool", "Double", "IntList", "DoubleList",
-        "BoolList", "TensorList", "add", "mul", "h2d", "d2h", "delegate", "move", "free", "inputs",
-        "outputs"}) {
+  for (const char* key : {"methods 1",
+                          "methods 2",
+                          "methods 3",
+                          "methods 4",
+                          "no buffers",
+                          "32 buffers",
+                          "cpu:0",
+                          "cuda:0",
+                          "cuda:1",
+                          "cuda:2",
+                          "cuda:3",
+                          "zero-size buffer",
+                          "tiny buffer",
+                          "unaligned buffer",
+                          "large buffer",
+                          "tensor on cpu",
+                          "tensor on device",
+                          "zero-byte tensor",
+                          "tensor at an offset",
+                          "float32",
+                          "int32",
+                          "int64",
+                          "Null",
+                          "Int",
+                          "Bool",
+                          "Double",
+                          "IntList",
+                          "DoubleList",
+                          "BoolList",
+                          "TensorList",
+                          "add",
+                          "mul",
+                          "h2d",
+                          "d2h",
+                          "delegate",
+                          "move",
+                          "free",
+                          "inputs",
+                          "outputs"}) {
     EXPECT_GT(seen[key], 0) << key;
   }
   // Executable chains are common, not rare.
@@ -168,7 +203,8 @@ TEST(ScenarioGeneratorTest, HonoursOptions) {
 MethodDraft base_draft() {
   MethodDraft d;
   d.name = "m";
-  d.buffers = {{8, Device::cpu()}, {0, Device::cuda(0)}, {32, Device::cuda(1)}, {64, Device::cpu()}};
+  d.buffers = {
+      {8, Device::cpu()}, {0, Device::cuda(0)}, {32, Device::cuda(1)}, {64, Device::cpu()}};
   d.types = {{ScalarType::Float, {2, 2}}};
   return d;
 }
@@ -225,7 +261,7 @@ TEST(ResolveDraftTest, PicksMatchingOperands) {
   list.tensor_list = {5, -1};
   d.values = {b, i, list, i};
   d.instructions = {
-      {ScenarioOp::Add, {1, 1, 0, 1}},          // host tensors t2, t3; alphas v1, v3
+      {ScenarioOp::Add, {1, 1, 0, 1}},  // host tensors t2, t3; alphas v1, v3
       {ScenarioOp::Mul, {0, 0, 1, 9}},
       {ScenarioOp::CopyH2D, {1, 0, 0, 0}},      // out t1, self t2
       {ScenarioOp::CopyD2H, {2, 1, 0, 0}},      // self t0, out t3
@@ -275,8 +311,9 @@ TEST(ResolveDraftTest, FreesOnlyTensorsThatNothingReadsAfterwards) {
 TEST(ResolveDraftTest, DropsInstructionsWithoutOperands) {
   MethodDraft d = base_draft();
   d.tensors = {{0, 3, 0}};  // one host tensor, no Int value, no device tensor
-  d.instructions = {{ScenarioOp::Add, {}},     {ScenarioOp::CopyH2D, {}}, {ScenarioOp::CopyD2H, {}},
-                    {ScenarioOp::DelegateAdd, {}}, {ScenarioOp::Move, {}},    {ScenarioOp::Mul, {}}};
+  d.instructions = {{ScenarioOp::Add, {}},     {ScenarioOp::CopyH2D, {}},
+                    {ScenarioOp::CopyD2H, {}}, {ScenarioOp::DelegateAdd, {}},
+                    {ScenarioOp::Move, {}},    {ScenarioOp::Mul, {}}};
   const MethodScenario m = resolve_method_draft(d);
   ASSERT_EQ(m.instructions.size(), 1u);
   EXPECT_EQ(m.instructions[0].op, ScenarioOp::Mul);
@@ -336,7 +373,8 @@ TEST(ResolveDraftTest, EmptyDraftIsOneEmptyMethod) {
 TEST(ScenarioGeneratorTest, GeneratesAndBuildsQuickly) {
   const std::clock_t start = std::clock();
   size_t bytes = 0;
-  for (uint64_t seed = 0; seed < 2000; ++seed) bytes += build_program(generate_program_scenario(seed)).size();
+  for (uint64_t seed = 0; seed < 2000; ++seed)
+    bytes += build_program(generate_program_scenario(seed)).size();
   const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   EXPECT_GT(bytes, 0u);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -19,7 +19,8 @@ const MethodPlan& load_plan(const Program& program, const std::string& name) {
 
 TEST(ScenarioProgramTest, WritesBuffersTensorsAndValues) {
   const std::vector<uint8_t> bytes = build_program(example_scenario());
-  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
   ASSERT_TRUE(program.ok()) << program.error();
   ASSERT_EQ(program->num_methods(), 2u);
   const MethodPlan& m = load_plan(*program, "forward");
@@ -30,7 +31,10 @@ TEST(ScenarioProgramTest, WritesBuffersTensorsAndValues) {
     uint32_t buffer;
     uint64_t offset;
     Device device;
-  } tensors[] = {{0, 0, Device::cpu()}, {1, 16, Device::cuda(2)}, {0, 16, Device::cpu()}, {1, 32, Device::cuda(2)}};
+  } tensors[] = {{0, 0, Device::cpu()},
+                 {1, 16, Device::cuda(2)},
+                 {0, 16, Device::cpu()},
+                 {1, 32, Device::cuda(2)}};
   for (size_t t = 0; t < 4; ++t) {
     const ValueInfo& v = m.values[t];
     ASSERT_EQ(v.tag, ValueTag::Tensor) << t;
@@ -68,7 +72,8 @@ TEST(ScenarioProgramTest, WritesBuffersTensorsAndValues) {
 
 TEST(ScenarioProgramTest, WritesInstructionsOperatorsAndDelegates) {
   const std::vector<uint8_t> bytes = build_program(example_scenario());
-  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
   ASSERT_TRUE(program.ok()) << program.error();
   const MethodPlan& m = load_plan(*program, "forward");
   ASSERT_EQ(m.operators.size(), 4u);
@@ -118,12 +123,15 @@ TEST(ScenarioProgramTest, BuilderPlanMatchesWhatIsRead) {
 TEST(ScenarioProgramTest, TensorDeviceOverride) {
   // t3 lives in buffer 1 on cuda:2; written as cuda:1 it no longer matches its buffer.
   const ProgramScenario s = example_scenario();
-  const std::vector<uint8_t> bytes = make_scenario_program_builder(s, {{0, 3, Device::cuda(1)}}).build();
-  Result<Program> program = Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+  const std::vector<uint8_t> bytes =
+      make_scenario_program_builder(s, {{0, 3, Device::cuda(1)}}).build();
+  Result<Program> program =
+      Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
   ASSERT_TRUE(program.ok()) << program.error();
   const Error err = program->method_status("forward");
   EXPECT_EQ(err.code(), ErrorCode::InvalidProgram);
-  EXPECT_NE(err.message().find("tensor on cuda:1 planned in buffer 1 on cuda:2"), std::string::npos) << err;
+  EXPECT_NE(err.message().find("tensor on cuda:1 planned in buffer 1 on cuda:2"), std::string::npos)
+      << err;
   EXPECT_TRUE(program->method_status("encode").ok());
 }
 

@@ -141,17 +141,5 @@ TEST_F(DeviceMemoryBufferTest, FreesThroughTheAllocatorThatMadeIt) {
   EXPECT_EQ(replacement.deallocate_calls, 0);
 }
 
-
-TEST_F(DeviceMemoryBufferTest, ReleaseGivesUpOwnershipWithoutFreeing) {
-  DeviceMemoryBuffer buf = make(16, 1);
-  void* ptr = buf.data();
-  EXPECT_EQ(buf.release(), ptr);
-  EXPECT_EQ(buf.data(), nullptr);
-  EXPECT_EQ(buf.size(), 0u);
-  buf = DeviceMemoryBuffer();
-  EXPECT_EQ(cuda_.deallocate_calls, 0);
-  cuda_.deallocate(ptr, 1);
-}
-
 }  // namespace
 }  // namespace devplan

@@ -52,10 +52,13 @@ TEST(DeviceTest, ParsesCanonicalForms) {
 }
 
 TEST(DeviceTest, RejectsEverythingElse) {
-  for (const char* text : {"", "cpu", "cuda", "CUDA", "CUDA:0", "Cuda:0", "cuda:", ":0",
-                           "cuda:-1", "cuda:+1", "cuda:x", "cuda:1x", "cuda:01", "cuda:128",
-                           "cuda:1000", "cuda:0:0", " cuda:0", "cuda:0 ", "gpu:0", "cpu:1",
-                           "cuda:99999999999999999999"}) {
+  for (const char* text : {"",         "cpu",      "cuda",
+                           "CUDA",     "CUDA:0",   "Cuda:0",
+                           "cuda:",    ":0",       "cuda:-1",
+                           "cuda:+1",  "cuda:x",   "cuda:1x",
+                           "cuda:01",  "cuda:128", "cuda:1000",
+                           "cuda:0:0", " cuda:0",  "cuda:0 ",
+                           "gpu:0",    "cpu:1",    "cuda:99999999999999999999"}) {
     Result<Device> d = parse_device(text);
     EXPECT_FALSE(d.ok()) << "accepted '" << text << "'";
     EXPECT_EQ(d.code(), ErrorCode::InvalidArgument) << text;

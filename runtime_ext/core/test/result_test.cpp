@@ -30,7 +30,8 @@ using ResultDeathTest = ::testing::Test;
 
 TEST(ResultDeathTest, ReadingTheValueOfAnErrorAbortsWithTheError) {
   const Result<int> r = Error(ErrorCode::NotFound, "the program has no method 'x'");
-  EXPECT_DEATH((void)r.value(), "devplan: Result read without a value: NotFound: the program has no method 'x'");
+  EXPECT_DEATH((void)r.value(),
+               "devplan: Result read without a value: NotFound: the program has no method 'x'");
   EXPECT_DEATH((void)*r, "Result read without a value: NotFound");
   Result<std::string> s = Error(ErrorCode::InvalidArgument, "bad");
   EXPECT_DEATH((void)s->size(), "Result read without a value: InvalidArgument: bad");

@@ -28,9 +28,9 @@ Error copy(KernelContext& ctx, Span<EValue*> args, Direction direction) {
                              host.device.to_string());
   }
   if (device.device.is_cpu()) {
-    return ctx.arg_error(ErrorCode::InvalidArgument, device_arg,
-                         std::string(to_device ? "out" : "self") +
-                             " must be on a device, found cpu:0");
+    return ctx.arg_error(
+        ErrorCode::InvalidArgument, device_arg,
+        std::string(to_device ? "out" : "self") + " must be on a device, found cpu:0");
   }
   if (self.dtype != out.dtype) {
     return ctx.arg_error(ErrorCode::InvalidType, 1,
@@ -50,10 +50,10 @@ Error copy(KernelContext& ctx, Span<EValue*> args, Direction direction) {
       return ctx.error(ErrorCode::NotFound,
                        "no device allocator registered for " + device.device.to_string());
     }
-    Error err = to_device ? allocator->copy_host_to_device(out.data, self.data, self.nbytes,
-                                                           device.device.index)
-                          : allocator->copy_device_to_host(out.data, self.data, self.nbytes,
-                                                           device.device.index);
+    Error err =
+        to_device
+            ? allocator->copy_host_to_device(out.data, self.data, self.nbytes, device.device.index)
+            : allocator->copy_device_to_host(out.data, self.data, self.nbytes, device.device.index);
     if (!err.ok()) return err.with_context(ctx.op_name + " on " + device.device.to_string());
   }
   if (args.size() == 3 && args[2] != args[1]) *args[2] = *args[1];

@@ -39,9 +39,9 @@ void apply(const Tensor& a, const Tensor& b, Tensor& out, Op op) {
 template <bool kIsAdd>
 Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
   if (args.size() != out_arg + 1 && args.size() != out_arg + 2) {
-    return ctx.error(ErrorCode::InvalidProgram,
-                     "expected " + std::to_string(out_arg + 2) + " arguments, got " +
-                         std::to_string(args.size()));
+    return ctx.error(ErrorCode::InvalidProgram, "expected " + std::to_string(out_arg + 2) +
+                                                    " arguments, got " +
+                                                    std::to_string(args.size()));
   }
   for (size_t arg : {size_t{0}, size_t{1}, out_arg}) {
     DEVPLAN_RETURN_IF_ERROR(require_host_tensor(ctx, args, arg));
@@ -67,9 +67,9 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
                                                      shape_text(b.sizes) + " do not broadcast");
   }
   if (shape != out.sizes) {
-    return ctx.arg_error(ErrorCode::InvalidArgument, out_arg,
-                         "out has shape " + shape_text(out.sizes) + " but the result has " +
-                             shape_text(shape));
+    return ctx.arg_error(
+        ErrorCode::InvalidArgument, out_arg,
+        "out has shape " + shape_text(out.sizes) + " but the result has " + shape_text(shape));
   }
   const uint64_t elem = element_size(out.dtype);
   for (size_t arg : {size_t{0}, size_t{1}, out_arg}) {
@@ -81,9 +81,9 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
   double alpha = 1.0;
   if (kIsAdd) {
     if (!args[2]->to_scalar(&alpha)) {
-      return ctx.arg_error(ErrorCode::InvalidType, 2,
-                           std::string("alpha must be Int or Double, found ") +
-                               value_tag_name(args[2]->tag));
+      return ctx.arg_error(
+          ErrorCode::InvalidType, 2,
+          std::string("alpha must be Int or Double, found ") + value_tag_name(args[2]->tag));
     }
     const bool integral = out.dtype == ScalarType::Int || out.dtype == ScalarType::Long;
     // A Double alpha for integer tensors must be a whole number in int64's range (a cast
@@ -100,7 +100,8 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
       kIsAdd && args[2]->is_int() ? args[2]->int_value : static_cast<int64_t>(kIsAdd ? alpha : 1.0);
   switch (out.dtype) {
     case ScalarType::Float:
-      kIsAdd ? apply<float>(a, b, out, [&](float x, float y) { return x + static_cast<float>(alpha) * y; })
+      kIsAdd ? apply<float>(a, b, out,
+                            [&](float x, float y) { return x + static_cast<float>(alpha) * y; })
              : apply<float>(a, b, out, [](float x, float y) { return x * y; });
       break;
     case ScalarType::Double:
@@ -110,18 +111,28 @@ Error elementwise(KernelContext& ctx, Span<EValue*> args, size_t out_arg) {
     case ScalarType::Int: {
       const int64_t k = int_alpha;
       // Unsigned arithmetic: wrap-around instead of undefined overflow.
-      kIsAdd ? apply<int32_t>(a, b, out, [&](int32_t x, int32_t y) {
-                 return static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(k) * static_cast<uint32_t>(y)); })
+      kIsAdd ? apply<int32_t>(a, b, out,
+                              [&](int32_t x, int32_t y) {
+                                return static_cast<int32_t>(static_cast<uint32_t>(x) +
+                                                            static_cast<uint32_t>(k) *
+                                                                static_cast<uint32_t>(y));
+                              })
              : apply<int32_t>(a, b, out, [](int32_t x, int32_t y) {
-                 return static_cast<int32_t>(static_cast<uint32_t>(x) * static_cast<uint32_t>(y)); });
+                 return static_cast<int32_t>(static_cast<uint32_t>(x) * static_cast<uint32_t>(y));
+               });
       break;
     }
     default: {
       const int64_t k = int_alpha;
-      kIsAdd ? apply<int64_t>(a, b, out, [&](int64_t x, int64_t y) {
-                 return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(k) * static_cast<uint64_t>(y)); })
+      kIsAdd ? apply<int64_t>(a, b, out,
+                              [&](int64_t x, int64_t y) {
+                                return static_cast<int64_t>(static_cast<uint64_t>(x) +
+                                                            static_cast<uint64_t>(k) *
+                                                                static_cast<uint64_t>(y));
+                              })
              : apply<int64_t>(a, b, out, [](int64_t x, int64_t y) {
-                 return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); });
+                 return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+               });
       break;
     }
   }

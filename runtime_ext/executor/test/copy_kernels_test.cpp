@@ -19,7 +19,7 @@ class CopyKernelsTest : public LeakCheckedTest {
   EValue device_tensor(std::vector<int32_t> sizes, size_t n, DeviceIndex index = 0) {
     Result<void*> p = tracking().allocate(n * sizeof(float), index, 16);
     EXPECT_TRUE(p.ok());
-    allocations_.push_back({*p, index});
+    allocations_.emplace_back(*p, index);
     Tensor t;
     t.dtype = ScalarType::Float;
     t.sizes = std::move(sizes);
@@ -82,7 +82,8 @@ TEST_F(CopyKernelsTest, DtypeAndSizeMustMatch) {
   EValue dev = device_tensor({2}, 2);
   Error e = h2d(ints.value, dev);
   EXPECT_EQ(e.code(), ErrorCode::InvalidType);
-  EXPECT_EQ(e.message(), "et_copy::_h2d_copy.out: value 5: dtype float32 differs from self's int32");
+  EXPECT_EQ(e.message(),
+            "et_copy::_h2d_copy.out: value 5: dtype float32 differs from self's int32");
   HostTensor<float> big({4}, {1, 2, 3, 4});
   e = h2d(big.value, dev);
   EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);

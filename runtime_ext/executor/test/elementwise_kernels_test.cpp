@@ -73,7 +73,8 @@ TEST_F(ElementwiseKernelsTest, DtypeMismatchNamesTheValue) {
 }
 
 TEST_F(ElementwiseKernelsTest, ShapeErrors) {
-  HostTensor<float> a({2, 3}, std::vector<float>(6)), b({2}, {1, 2}), out({2, 3}, std::vector<float>(6));
+  HostTensor<float> a({2, 3}, std::vector<float>(6)), b({2}, {1, 2}),
+      out({2, 3}, std::vector<float>(6));
   Error e = mul(a.value, b.value, out.value);
   EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(e.message(), "aten::mul.out: shapes [2, 3] and [2] do not broadcast");
@@ -88,8 +89,9 @@ TEST_F(ElementwiseKernelsTest, UnsupportedDtypeAndBadAlpha) {
   EValue alpha = EValue::from_int(1);
   Error e = add(a.value, b.value, alpha, out.value);
   EXPECT_EQ(e.code(), ErrorCode::NotSupported);
-  EXPECT_EQ(e.message(),
-            "aten::add.out: value 13: dtype float16 is not supported (float32, float64, int32, int64)");
+  EXPECT_EQ(
+      e.message(),
+      "aten::add.out: value 13: dtype float16 is not supported (float32, float64, int32, int64)");
   HostTensor<int32_t> i({1}, {1}), j({1}, {1}), k({1}, {0});
   EValue half = EValue::from_double(0.5);
   e = add(i.value, j.value, half, k.value);
@@ -108,8 +110,9 @@ TEST_F(ElementwiseKernelsTest, DeviceTensorIsRefusedWithoutTouchingIt) {
   EValue alpha = EValue::from_int(1);
   Error e = add(a.value, b.value, alpha, out.value);
   EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-  EXPECT_EQ(e.message(),
-            "aten::add.out: value 10: tensor is on cuda:0; a host kernel cannot read device memory");
+  EXPECT_EQ(
+      e.message(),
+      "aten::add.out: value 10: tensor is on cuda:0; a host kernel cannot read device memory");
   EXPECT_EQ(out.data, (std::vector<float>{0, 0}));
 }
 
@@ -131,7 +134,6 @@ TEST_F(ElementwiseKernelsTest, ZeroElementTensorsAreFine) {
   HostTensor<float> a({0}, {}), b({0}, {}), out({0}, {});
   ASSERT_TRUE(mul(a.value, b.value, out.value).ok());
 }
-
 
 TEST(ElementwiseAlphaTest, IntegerAlphaIsExactAndHugeDoubleAlphaIsRefused) {
   std::vector<int32_t> indices = {0, 1, 2, 3, 3};

@@ -10,10 +10,22 @@ namespace devplan::testing {
 
 template <typename T>
 struct ScalarTypeOf;
-template <> struct ScalarTypeOf<float> { static constexpr ScalarType value = ScalarType::Float; };
-template <> struct ScalarTypeOf<double> { static constexpr ScalarType value = ScalarType::Double; };
-template <> struct ScalarTypeOf<int32_t> { static constexpr ScalarType value = ScalarType::Int; };
-template <> struct ScalarTypeOf<int64_t> { static constexpr ScalarType value = ScalarType::Long; };
+template <>
+struct ScalarTypeOf<float> {
+  static constexpr ScalarType value = ScalarType::Float;
+};
+template <>
+struct ScalarTypeOf<double> {
+  static constexpr ScalarType value = ScalarType::Double;
+};
+template <>
+struct ScalarTypeOf<int32_t> {
+  static constexpr ScalarType value = ScalarType::Int;
+};
+template <>
+struct ScalarTypeOf<int64_t> {
+  static constexpr ScalarType value = ScalarType::Long;
+};
 
 // Owns the bytes of one tensor and an EValue viewing them.
 template <typename T>

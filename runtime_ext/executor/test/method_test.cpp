@@ -3,9 +3,10 @@
 #include <fixtures/leak_checked_test.h>
 #include <gtest/gtest.h>
 #include <mocks/simulated_device_backend.h>
-#include <runtime_ext/program/method_builder.h>
+#include <runtime_ext/writer/method_builder.h>
 
 #include <cstring>
+#include <memory>
 
 #include "host_tensors.h"
 #include "test_planned_memory.h"
@@ -26,7 +27,7 @@ class MethodTest : public LeakCheckedTest {
 
   // Loads `plan` over fresh test memory and keeps both alive for the test.
   Result<Method*> load(const MethodPlan& plan, MethodRuntime runtime = MethodRuntime()) {
-    memory_.reset(new TestPlannedMemory(plan, tracking()));
+    memory_ = std::make_unique<TestPlannedMemory>(plan, tracking());
     Result<std::unique_ptr<Method>> m =
         Method::load(plan, MemoryManager(nullptr, memory_->get()), runtime);
     if (!m.ok()) return m.error();
@@ -300,8 +301,9 @@ TEST_F(MethodTest, UsingAnUnboundRuntimeBoundDeviceTensorIsAnError) {
   MethodPlan planned = device_add_plan();
   Result<Method*> p = load(planned);
   ASSERT_TRUE(p.ok()) << p.error();
-  EXPECT_EQ((*p)->set_output_data(0, nullptr, 16).message(),
-            "method 'forward': output 0 is not a runtime-bound tensor: its memory is the program's");
+  EXPECT_EQ(
+      (*p)->set_output_data(0, nullptr, 16).message(),
+      "method 'forward': output 0 is not a runtime-bound tensor: its memory is the program's");
 }
 
 TEST_F(MethodTest, SetInputChecksIndexTypeAndShape) {
@@ -327,7 +329,8 @@ TEST_F(MethodTest, SetInputChecksIndexTypeAndShape) {
 TEST_F(MethodTest, DeviceInputIsCopiedThroughTheAllocator) {
   MethodBuilder b("forward");
   uint32_t dev = b.add_buffer(16, Device::cuda(2));
-  int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(2)), dev, 0);
+  int32_t x =
+      b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(2)), dev, 0);
   b.set_inputs({x});
   b.set_outputs({x});
   MethodPlan plan = b.plan();
@@ -349,10 +352,10 @@ TEST_F(MethodTest, JumpFalseAndMove) {
   int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 16);
   int32_t no = b.add_bool(false);
   int32_t slot = b.add_null();
-  b.add_jump_false(no, 2);                       // 0: skip instruction 1
-  b.add_kernel_call("aten::sub", "out", {x});    // 1: would be OperatorMissing
+  b.add_jump_false(no, 2);                              // 0: skip instruction 1
+  b.add_kernel_call("aten::sub", "out", {x});           // 1: would be OperatorMissing
   b.add_kernel_call("aten::mul", "out", {x, x, y, y});  // 2: y = x * x
-  b.add_move(y, slot);                           // 3
+  b.add_move(y, slot);                                  // 3
   b.set_inputs({x});
   b.set_outputs({slot});
   MethodPlan plan = b.plan();

@@ -33,7 +33,8 @@ TEST(KernelRegistryTest, RegisterTwiceIsAnError) {
 
 class NullBackend : public Backend {
  public:
-  Result<std::unique_ptr<DelegateHandle>> init(const DelegateInfo&, const BackendContext&) override {
+  Result<std::unique_ptr<DelegateHandle>> init(const DelegateInfo&,
+                                               const BackendContext&) override {
     return std::unique_ptr<DelegateHandle>();
   }
   Error execute(DelegateHandle*, const BackendContext&, Span<EValue*>) override {

@@ -25,7 +25,7 @@ class TestPlannedMemory {
       } else {
         Result<void*> p = device.allocate(size, plan.buffer_devices[i].index, 16);
         EXPECT_TRUE(p.ok()) << p.error();
-        device_ptrs_.push_back({*p, plan.buffer_devices[i].index});
+        device_ptrs_.emplace_back(*p, plan.buffer_devices[i].index);
         spans.emplace_back(static_cast<uint8_t*>(*p), size);
       }
     }

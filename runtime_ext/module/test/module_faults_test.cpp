@@ -94,7 +94,8 @@ TEST_F(ModuleFaultsTest, FailingMethodInitFreesThePlannedMemory) {
   // A backend whose init fails makes Method::load fail after the buffers were allocated.
   class FailingBackend : public Backend {
    public:
-    Result<std::unique_ptr<DelegateHandle>> init(const DelegateInfo&, const BackendContext&) override {
+    Result<std::unique_ptr<DelegateHandle>> init(const DelegateInfo&,
+                                                 const BackendContext&) override {
       return Error(ErrorCode::DelegateInvalidCompatibility, "refused");
     }
     Error execute(DelegateHandle*, const BackendContext&, Span<EValue*>) override {
@@ -120,52 +121,6 @@ TEST_F(ModuleFaultsTest, HostBufferLimitIsMemoryAllocationFailed) {
             "method 'forward': buffer 0 (32 bytes on cpu:0): host buffers would exceed the limit "
             "of 16 bytes");
   EXPECT_EQ(tracking().allocate_calls(), 0u);
-}
-
-TEST_F(ModuleFaultsTest, InjectedSkipFreeIsALeak) {
-  ModuleOptions options;
-  options.unload_bug = UnloadBug::SkipFree;
-  auto module = fixture_module("device_add_cuda0", options);
-  ASSERT_TRUE(module->load_method("forward").ok());
-  ASSERT_TRUE(module->unload_method("forward").ok());
-  expect_leaks(1);
-  ASSERT_EQ(tracking().leak_report_lines().size(), 1u);
-  EXPECT_EQ(tracking().leak_report_lines()[0], "#1 cuda:0 48 B align 16 owner forward/buffer 1");
-}
-
-TEST_F(ModuleFaultsTest, InjectedDoubleFreeIsMisuse) {
-  ModuleOptions options;
-  options.unload_bug = UnloadBug::DoubleFree;
-  auto module = fixture_module("device_add_cuda0", options);
-  ASSERT_TRUE(module->load_method("forward").ok());
-  module.reset();
-  expect_misuse(1);
-  ASSERT_EQ(tracking().misuse().size(), 1u);
-  EXPECT_EQ(tracking().misuse()[0].kind, MisuseKind::DoubleFree);
-  EXPECT_EQ(tracking().misuse()[0].message, "double free of #1 cuda:0 48 B owner forward/buffer 1");
-}
-
-TEST_F(ModuleFaultsTest, InjectedWrongIndexFreeIsMisuse) {
-  ModuleOptions options;
-  options.unload_bug = UnloadBug::WrongIndexFree;
-  auto module = fixture_module("device_add_cuda0", options);
-  ASSERT_TRUE(module->load_method("forward").ok());
-  module.reset();
-  expect_misuse(1);
-  ASSERT_EQ(tracking().misuse().size(), 1u);
-  EXPECT_EQ(tracking().misuse()[0].kind, MisuseKind::WrongDeviceFree);
-  EXPECT_EQ(tracking().misuse()[0].message, "free on cuda:1 of #1 cuda:0 48 B owner forward/buffer 1");
-}
-
-TEST(UnloadBugTest, NamesRoundTrip) {
-  for (UnloadBug bug : {UnloadBug::None, UnloadBug::SkipFree, UnloadBug::DoubleFree,
-                        UnloadBug::WrongIndexFree}) {
-    UnloadBug parsed = UnloadBug::None;
-    ASSERT_TRUE(parse_unload_bug(unload_bug_name(bug), &parsed));
-    EXPECT_EQ(parsed, bug);
-  }
-  UnloadBug unused;
-  EXPECT_FALSE(parse_unload_bug("skip_free", &unused));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST_F(ModuleTest, CpuOnlyProgramsNeverCallTheDeviceAllocator) {
   }
   Module add(std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/add.pte");
   ASSERT_TRUE(add.load_method("forward").ok());
-  Module linear(std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/linear_no_constant_segment.pte");
+  Module linear(std::string(DEVPLAN_SOURCE_DIR) +
+                "/fixtures/executorch/linear_no_constant_segment.pte");
   ASSERT_TRUE(linear.load_method("forward").ok());
   EXPECT_EQ(tracking().allocate_calls(), 0u);
 }

@@ -2,14 +2,14 @@
 
 #include <fixtures/leak_checked_test.h>
 #include <gtest/gtest.h>
-#include <runtime_ext/program/method_builder.h>
+#include <runtime_ext/writer/method_builder.h>
 
 namespace devplan {
 namespace {
 
 using PlannedMemoryTest = LeakCheckedTest;
 
-MethodPlan plan_with(std::vector<std::pair<uint64_t, Device>> buffers) {
+MethodPlan plan_with(const std::vector<std::pair<uint64_t, Device>>& buffers) {
   MethodBuilder m("m");
   for (auto& [size, device] : buffers) m.add_buffer(size, device);
   return m.plan();
@@ -24,7 +24,8 @@ TEST_F(PlannedMemoryTest, CpuBuffersAreHostMemoryAlignedAndZeroed) {
   EXPECT_TRUE((*memory)->buffer(1).empty());
   EXPECT_EQ((*memory)->buffer(2).size(), 100u);
   EXPECT_TRUE(is_aligned((*memory)->buffer(2).data(), kDefaultAlignment));
-  for (uint8_t byte : std::vector<uint8_t>((*memory)->buffer(2).begin(), (*memory)->buffer(2).end())) {
+  for (uint8_t byte :
+       std::vector<uint8_t>((*memory)->buffer(2).begin(), (*memory)->buffer(2).end())) {
     ASSERT_EQ(byte, 0);
   }
   EXPECT_EQ((*memory)->num_device_allocations(), 0u);
@@ -32,8 +33,8 @@ TEST_F(PlannedMemoryTest, CpuBuffersAreHostMemoryAlignedAndZeroed) {
 }
 
 TEST_F(PlannedMemoryTest, DeviceBuffersGoThroughTheRegisteredAllocatorWithOwners) {
-  MethodPlan plan = plan_with({{8, Device::cpu()}, {32, Device::cuda(3)}, {0, Device::cuda(1)},
-                               {64, Device::cuda(0)}});
+  MethodPlan plan = plan_with(
+      {{8, Device::cpu()}, {32, Device::cuda(3)}, {0, Device::cuda(1)}, {64, Device::cuda(0)}});
   {
     auto memory = PlannedMemory::allocate(plan, PlannedMemoryOptions());
     ASSERT_TRUE(memory.ok()) << memory.error();
@@ -53,7 +54,8 @@ TEST_F(PlannedMemoryTest, DeviceBuffersGoThroughTheRegisteredAllocatorWithOwners
 }
 
 TEST_F(PlannedMemoryTest, FailureFreesWhatWasAllocatedBefore) {
-  MethodPlan plan = plan_with({{16, Device::cuda(0)}, {16, Device::cuda(1)}, {16, Device::cuda(2)}});
+  MethodPlan plan =
+      plan_with({{16, Device::cuda(0)}, {16, Device::cuda(1)}, {16, Device::cuda(2)}});
   ASSERT_TRUE(tracking().fail_allocations_on(2).ok());
   auto memory = PlannedMemory::allocate(plan, PlannedMemoryOptions());
   ASSERT_FALSE(memory.ok());

@@ -34,13 +34,12 @@ std::string device_of(const DeviceGraph& dg, const std::string& id) {
 TEST(DevicePropagationTest, ReferenceProgram) {
   Result<DeviceGraph> dg = propagate_devices(testing_graphs::reference_add());
   ASSERT_TRUE(dg.ok()) << dg.error();
-  EXPECT_EQ(describe(dg->graph),
-            (std::vector<std::string>{
-                "et_copy::_h2d_copy.out(a)->(a@cuda:0)",
-                "et_copy::_h2d_copy.out(b)->(b@cuda:0)",
-                "delegate DeviceAddBackend on cuda:0(a@cuda:0,b@cuda:0)->(z)",
-                "et_copy::_d2h_copy.out(z)->(z@cpu:0)",
-            }));
+  EXPECT_EQ(describe(dg->graph), (std::vector<std::string>{
+                                     "et_copy::_h2d_copy.out(a)->(a@cuda:0)",
+                                     "et_copy::_h2d_copy.out(b)->(b@cuda:0)",
+                                     "delegate DeviceAddBackend on cuda:0(a@cuda:0,b@cuda:0)->(z)",
+                                     "et_copy::_d2h_copy.out(z)->(z@cpu:0)",
+                                 }));
   EXPECT_EQ(dg->num_h2d_copies, 2u);
   EXPECT_EQ(dg->num_d2h_copies, 1u);
   EXPECT_EQ(ids(dg->graph, dg->graph.inputs), (std::vector<std::string>{"a", "b"}));
@@ -90,7 +89,7 @@ TEST(DevicePropagationTest, DeviceToAnotherDeviceGoesThroughTheHost) {
   g.inputs = {x};
   g.add_delegate("B", Device::cuda(0), {x}, {p});
   g.add_delegate("B", Device::cuda(1), {p}, {q});
-  g.add_kernel("aten::relu.out", {p}, {h});      // shares p's host copy
+  g.add_kernel("aten::relu.out", {p}, {h});           // shares p's host copy
   g.add_delegate("B", Device::cuda(1), {p, h}, {r});  // shares p's cuda:1 copy
   g.outputs = {q, r};
   Result<DeviceGraph> dg = propagate_devices(g);
@@ -138,8 +137,8 @@ TEST(DevicePropagationTest, SkipOptionsForAllMethods) {
   opts.skip_d2h_for_method_outputs = true;
   Result<DeviceGraph> dg = propagate_devices(testing_graphs::reference_add(), opts);
   ASSERT_TRUE(dg.ok());
-  EXPECT_EQ(describe(dg->graph), (std::vector<std::string>{
-                                     "delegate DeviceAddBackend on cuda:0(a,b)->(z)"}));
+  EXPECT_EQ(describe(dg->graph),
+            (std::vector<std::string>{"delegate DeviceAddBackend on cuda:0(a,b)->(z)"}));
   EXPECT_EQ(dg->tensor_devices,
             (std::vector<Device>{Device::cuda(0), Device::cuda(0), Device::cuda(0)}));
   EXPECT_EQ(ids(dg->graph, dg->graph.outputs), (std::vector<std::string>{"z"}));

@@ -11,7 +11,8 @@ bool same_graph(const Graph& a, const Graph& b) {
     return false;
   }
   for (size_t i = 0; i < a.tensors.size(); ++i) {
-    if (a.tensors[i].id != b.tensors[i].id || a.tensors[i].shape != b.tensors[i].shape) return false;
+    if (a.tensors[i].id != b.tensors[i].id || a.tensors[i].shape != b.tensors[i].shape)
+      return false;
   }
   for (size_t i = 0; i < a.nodes.size(); ++i) {
     const Node& x = a.nodes[i];

@@ -87,7 +87,8 @@ TEST(ValidateGraphTest, TensorErrors) {
 
   g = testing_graphs::reference_add();
   g.tensors[2].nbytes = 8;
-  expect_invalid(g, "method 'forward': tensor 'z': nbytes 8 does not match float32[2, 2] (16 bytes)");
+  expect_invalid(g,
+                 "method 'forward': tensor 'z': nbytes 8 does not match float32[2, 2] (16 bytes)");
 
   g = testing_graphs::reference_add();
   g.alignment = 24;
@@ -188,7 +189,8 @@ TEST(ValidateGraphTest, NodeErrorsNameTheNode) {
   g = testing_graphs::reference_add();
   g.add_kernel("aten::relu.out", {2}, {});
   g.nodes[1].device = Device::cuda(1);
-  expect_invalid(g, "method 'forward': node 1 (aten::relu.out): a kernel runs on cpu:0, not cuda:1");
+  expect_invalid(g,
+                 "method 'forward': node 1 (aten::relu.out): a kernel runs on cpu:0, not cuda:1");
 }
 
 TEST(ValidateGraphTest, UnusedTensorsAndRepeatedInputsAreFine) {

@@ -32,7 +32,7 @@ TEST(LifetimeTest, InputsFromStepZeroOutputsToTheEnd) {
   EXPECT_EQ(life[w], (Lifetime{1, 1}));  // produced, never used: its producing step only
   EXPECT_EQ(life[unused], (Lifetime{-1, -1}));
   EXPECT_FALSE(life[unused].planned());
-  EXPECT_TRUE(life[x].overlaps(life[t]));   // an instruction's inputs and outputs overlap
+  EXPECT_TRUE(life[x].overlaps(life[t]));  // an instruction's inputs and outputs overlap
   EXPECT_TRUE(life[t].overlaps(life[u]));
   EXPECT_FALSE(life[x].overlaps(life[y]));
   EXPECT_FALSE(life[unused].overlaps(life[x]));

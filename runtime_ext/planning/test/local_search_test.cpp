@@ -49,7 +49,8 @@ TEST(HoodSolverTest, WorksAroundFixedItems) {
 TEST(LocalSearchTest, ImprovesTheGreedyPlacementToTheBound) {
   PlacementEngine engine = tricky_chain_engine();
   std::vector<uint64_t> offsets;
-  const uint64_t greedy = engine.place({0, 3, 2, 1}, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets);
+  const uint64_t greedy =
+      engine.place({0, 3, 2, 1}, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets);
   ASSERT_EQ(greedy, 336u);
   LocalSearchResult r = improve_placement(engine, offsets, greedy, 304, 2000, 7);
   EXPECT_EQ(r.total, 304u);

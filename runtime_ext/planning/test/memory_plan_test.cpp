@@ -123,9 +123,9 @@ TEST(MemoryPlanTest, MethodWithoutNodes) {
 
 TEST(MemoryPlanTest, BuffersOrderedCpuThenDevicesByIndex) {
   Graph g;
-  const int32_t x = g.add_tensor("x", ScalarType::Float, {8});    // 32 bytes
-  const int32_t p = g.add_tensor("p", ScalarType::Float, {16});   // 64 bytes
-  const int32_t q = g.add_tensor("q", ScalarType::Float, {32});   // 128 bytes
+  const int32_t x = g.add_tensor("x", ScalarType::Float, {8});   // 32 bytes
+  const int32_t p = g.add_tensor("p", ScalarType::Float, {16});  // 64 bytes
+  const int32_t q = g.add_tensor("q", ScalarType::Float, {32});  // 128 bytes
   g.inputs = {x};
   g.add_delegate("B", Device::cuda(3), {x}, {p});
   g.add_delegate("B", Device::cuda(1), {p}, {q});
@@ -178,8 +178,9 @@ TEST(MemoryPlanTest, PartitionOverflowNamesMethodAndDevice) {
   Result<MethodMemoryPlan> plan = plan_method(g);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.code(), ErrorCode::OutOfResources);
-  EXPECT_EQ(plan.error().message(),
-            "method 'forward', device cpu:0: the planned sizes (aligned to 16) sum past 2^64 bytes");
+  EXPECT_EQ(
+      plan.error().message(),
+      "method 'forward', device cpu:0: the planned sizes (aligned to 16) sum past 2^64 bytes");
 }
 
 TEST(MemoryPlanTest, SameGraphTwiceGivesTheSamePlan) {

@@ -31,7 +31,8 @@ TEST(LowerBoundTest, LargestAlignedLiveTotal) {
   EXPECT_EQ(live_bytes_lower_bound(items, 1), 50u);
   EXPECT_EQ(live_bytes_lower_bound({}, 16), 0u);
   // Saturates instead of wrapping.
-  EXPECT_EQ(live_bytes_lower_bound({{UINT64_MAX - 8, 0, 0}, {UINT64_MAX - 8, 0, 0}}, 1), UINT64_MAX);
+  EXPECT_EQ(live_bytes_lower_bound({{UINT64_MAX - 8, 0, 0}, {UINT64_MAX - 8, 0, 0}}, 1),
+            UINT64_MAX);
 }
 
 TEST(OffsetPlannerTest, NaiveIsTheSumOfAlignedSizes) {
@@ -45,9 +46,7 @@ TEST(OffsetPlannerTest, NaiveIsTheSumOfAlignedSizes) {
 
 // The chain a -> b -> c -> d (16-byte units 10, 2, 9, 10): greedy by size stacks b on top
 // (21 units); the optimum equals the lower bound (19 units).
-std::vector<PlanItem> tricky_chain() {
-  return {{160, 0, 1}, {32, 1, 2}, {144, 2, 3}, {160, 3, 4}};
-}
+std::vector<PlanItem> tricky_chain() { return {{160, 0, 1}, {32, 1, 2}, {144, 2, 3}, {160, 3, 4}}; }
 
 TEST(OffsetPlannerTest, GreedyBySizeOnATrickyChain) {
   Result<OffsetPlan> plan = plan_offsets(tricky_chain(), PlannerAlgorithm::Greedy);
@@ -191,7 +190,8 @@ TEST(OffsetPlannerTest, EveryAlgorithmGivesAValidDeterministicPlan) {
       Result<OffsetPlan> p2 = plan_offsets(items, a);
       ASSERT_TRUE(p1.ok());
       ASSERT_TRUE(p2.ok());
-      EXPECT_EQ(p1->offsets, p2->offsets) << graph_family_name(f) << " " << planner_algorithm_name(a);
+      EXPECT_EQ(p1->offsets, p2->offsets)
+          << graph_family_name(f) << " " << planner_algorithm_name(a);
       EXPECT_EQ(p1->size, p2->size);
       EXPECT_GE(p1->size, lb);
       std::vector<PlanViolation> v = verify_offsets(items, p1->offsets, p1->size, 16);

@@ -108,11 +108,13 @@ TEST(PlanVerifierTest, FindsWrongDeviceBadBufferAndUnplanned) {
   std::vector<PlanViolation> v = verify_plan(plan);
   ASSERT_EQ(v.size(), 4u);
   EXPECT_EQ(v[0].kind, PlanViolationKind::BadBuffer);
-  EXPECT_EQ(v[0].message, "method 'forward': tensor 'z' is in buffer 7 but the method has 2 buffers");
+  EXPECT_EQ(v[0].message,
+            "method 'forward': tensor 'z' is in buffer 7 but the method has 2 buffers");
   EXPECT_EQ(v[1].kind, PlanViolationKind::WrongDevice);
   EXPECT_EQ(v[1].message, "method 'forward': tensor 'a@cuda:0' on cuda:0 is in buffer 0 (cpu:0)");
   EXPECT_EQ(v[2].kind, PlanViolationKind::NotPlanned);
-  EXPECT_EQ(v[2].message, "method 'forward': tensor 'z@cpu:0' lives at steps 3..3 but has no place");
+  EXPECT_EQ(v[2].message,
+            "method 'forward': tensor 'z@cpu:0' lives at steps 3..3 but has no place");
   EXPECT_EQ(v[3].kind, PlanViolationKind::Overlap);
   EXPECT_EQ(v[3].tensor, 1);
   EXPECT_EQ(v[3].other, 3);
@@ -130,7 +132,8 @@ TEST(PlanVerifierTest, MalformedPlans) {
   plan.tensors[0].nbytes = 8;
   v = verify_plan(plan);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].message, "method 'forward': tensor 'a': planned nbytes 8 differ from the graph's 16");
+  EXPECT_EQ(v[0].message,
+            "method 'forward': tensor 'a': planned nbytes 8 differ from the graph's 16");
 
   plan = reference_plan();
   plan.graph.nodes[0].inputs = {99};

@@ -15,7 +15,6 @@ namespace devplan {
 namespace {
 
 using testing_util::executorch_fixture_path;
-using testing_util::read_file;
 
 TEST(BufferDataLoaderTest, LoadsRangesAndRejectsRangesPastTheEnd) {
   const std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
@@ -76,7 +75,7 @@ TEST(FileDataLoaderTest, ReadsTheWholeFile) {
   EXPECT_EQ(*loader->size(), 728u);
   Result<AlignedBytes> bytes = loader->load(0, 728);
   ASSERT_TRUE(bytes.ok()) << bytes.error();
-  const std::vector<uint8_t> expected = read_file(path);
+  const std::vector<uint8_t> expected = read_file(path).value();
   ASSERT_EQ(expected.size(), 728u);
   EXPECT_EQ(std::vector<uint8_t>(bytes->data(), bytes->data() + 728), expected);
 
@@ -114,14 +113,13 @@ TEST(FileDataLoaderTest, MovedFromLoaderOwnsNothing) {
   EXPECT_EQ(loader->load_into(0, 1, &b).code(), ErrorCode::InvalidState);
 }
 
-
 TEST(MmapDataLoaderTest, MapsTheWholeFileAndLoadsAProgram) {
   const std::string path = testing_util::executorch_fixture_path("add.pte");
   Result<MmapDataLoader> loader = MmapDataLoader::open(path);
   ASSERT_TRUE(loader.ok()) << loader.error();
   EXPECT_EQ(loader->path(), path);
   EXPECT_EQ(*loader->size(), 728u);
-  const std::vector<uint8_t> expected = testing_util::read_file(path);
+  const std::vector<uint8_t> expected = read_file(path).value();
   EXPECT_EQ(std::vector<uint8_t>(loader->bytes().begin(), loader->bytes().end()), expected);
   uint8_t four[4];
   ASSERT_TRUE(loader->load_into(4, 4, four).ok());
@@ -160,11 +158,13 @@ TEST(MmapDataLoaderTest, BadPathsAreTheErrorsOfEveryLoader) {
   EXPECT_EQ(folder.error().message(), "cannot read '" + dir + "': Is a directory");
   Result<MmapDataLoader> device = MmapDataLoader::open("/dev/null");
   ASSERT_FALSE(device.ok());
-  EXPECT_EQ(device.error().message(), "cannot read '/dev/null': not a regular file (a character device)");
+  EXPECT_EQ(device.error().message(),
+            "cannot read '/dev/null': not a regular file (a character device)");
 }
 
 TEST(MmapDataLoaderTest, MovedFromLoaderOwnsNothing) {
-  Result<MmapDataLoader> loader = MmapDataLoader::open(testing_util::executorch_fixture_path("add.pte"));
+  Result<MmapDataLoader> loader =
+      MmapDataLoader::open(testing_util::executorch_fixture_path("add.pte"));
   ASSERT_TRUE(loader.ok());
   MmapDataLoader moved(std::move(*loader));
   EXPECT_EQ(*moved.size(), 728u);

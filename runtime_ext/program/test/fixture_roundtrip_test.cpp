@@ -2,7 +2,7 @@
 // and flatc reads a written fixture with runtime_ext/schema/program.fbs.
 #include <fixtures/generator/fixture_programs.h>
 #include <gtest/gtest.h>
-#include <runtime_ext/program/method_plan_compare.h>
+#include <runtime_ext/analysis/method_plan_compare.h>
 #include <runtime_ext/program/program.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <runtime_ext/program/method_meta.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
+#include <runtime_ext/writer/program_builder.h>
 
 namespace devplan {
 namespace {

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 #include <runtime_ext/program/buffer_data_loader.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
 #include <runtime_ext/schema/program_generated.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <cstring>
 

@@ -1,6 +1,7 @@
 // Helpers shared by the program tests.
 #pragma once
 
+#include <runtime_ext/program/file_data_loader.h>
 #include <runtime_ext/program/program.h>
 
 #include <cstdint>
@@ -9,25 +10,11 @@
 #include <string>
 #include <vector>
 
-namespace devplan {
-namespace testing_util {
+namespace devplan::testing_util {
 
 // The real ExecuTorch program files committed under fixtures/executorch.
 inline std::string executorch_fixture_path(const std::string& file_name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/" + file_name;
-}
-
-// The bytes of `path`; empty when it cannot be read.
-inline std::vector<uint8_t> read_file(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return bytes;
-  uint8_t chunk[4096];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0)
-    bytes.insert(bytes.end(), chunk, chunk + n);
-  std::fclose(f);
-  return bytes;
 }
 
 inline uint32_t read_u32_le(const std::vector<uint8_t>& b, size_t at) {
@@ -61,5 +48,4 @@ inline std::vector<float> as_floats(Span<const uint8_t> bytes) {
   return out;
 }
 
-}  // namespace testing_util
-}  // namespace devplan
+}  // namespace devplan::testing_util

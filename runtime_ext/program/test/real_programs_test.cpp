@@ -19,7 +19,7 @@ Result<Program> load_real(const std::string& file_name) {
 }
 
 void expect_planned(const ValueInfo& v, uint32_t buffer, uint64_t offset,
-                    std::vector<int32_t> sizes) {
+                    const std::vector<int32_t>& sizes) {
   ASSERT_EQ(v.tag, ValueTag::Tensor);
   EXPECT_EQ(v.tensor.storage, TensorStorage::Planned);
   EXPECT_EQ(v.tensor.dtype, ScalarType::Float);
@@ -146,7 +146,7 @@ TEST(RealProgramsTest, LinearNoConstantSegmentPte) {
 
 TEST(RealProgramsTest, BothFilesLoadFromABufferToo) {
   for (const char* name : {"add.pte", "linear_no_constant_segment.pte"}) {
-    const std::vector<uint8_t> bytes = testing_util::read_file(executorch_fixture_path(name));
+    const std::vector<uint8_t> bytes = read_file(executorch_fixture_path(name)).value();
     ASSERT_FALSE(bytes.empty()) << name;
     Result<Program> program = Program::load_from_bytes(bytes);
     ASSERT_TRUE(program.ok()) << name << ": " << program.error();

@@ -4,7 +4,7 @@
 // release build.)
 #include <fixtures/generator/fixture_programs.h>
 #include <gtest/gtest.h>
-#include <runtime_ext/program/method_plan_compare.h>
+#include <runtime_ext/analysis/method_plan_compare.h>
 #include <runtime_ext/program/program.h>
 
 #include "program_test_util.h"
@@ -21,7 +21,7 @@ std::vector<Sample> samples() {
   std::vector<Sample> out;
   for (const FixtureProgram& f : all_fixture_programs()) out.push_back({f.name, f.bytes()});
   for (const char* name : {"add.pte", "linear_no_constant_segment.pte"}) {
-    out.push_back({name, testing_util::read_file(testing_util::executorch_fixture_path(name))});
+    out.push_back({name, read_file(testing_util::executorch_fixture_path(name)).value()});
   }
   return out;
 }

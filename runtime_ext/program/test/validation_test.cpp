@@ -2,10 +2,11 @@
 // and full message.
 #include <gtest/gtest.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
 #include <runtime_ext/schema/program_generated.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <functional>
+#include <utility>
 
 #include "program_test_util.h"
 
@@ -22,7 +23,7 @@ TensorSpec f4_on(Device d) { return TensorSpec::of(ScalarType::Float, {2, 2}, d)
 // load error.
 Error forward_status(const std::function<void(MethodBuilder&)>& fill,
                      ProgramBuilderOptions options = {}) {
-  ProgramBuilder builder(options);
+  ProgramBuilder builder(std::move(options));
   fill(builder.add_method("forward"));
   Result<Program> program = Program::load_from_bytes(builder.build());
   if (!program.ok()) return program.error();
@@ -33,14 +34,14 @@ Error forward_status(const std::function<void(MethodBuilder&)>& fill,
 // "method 'forward': <message>".
 void expect_invalid(const std::function<void(MethodBuilder&)>& fill, const std::string& message,
                     ProgramBuilderOptions options = {}) {
-  const Error e = forward_status(fill, options);
+  const Error e = forward_status(fill, std::move(options));
   EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e;
   EXPECT_EQ(e.message(), "method 'forward': " + message);
 }
 
 void expect_valid(const std::function<void(MethodBuilder&)>& fill,
                   ProgramBuilderOptions options = {}) {
-  const Error e = forward_status(fill, options);
+  const Error e = forward_status(fill, std::move(options));
   EXPECT_TRUE(e.ok()) << e;
 }
 
@@ -912,14 +913,15 @@ TEST(RawTableValidationTest, AMethodWithoutChainsIsInvalidAsInExecutorch) {
   for (bool empty_list : {false, true}) {
     const Error e = raw_method_status([&](flatbuffers::FlatBufferBuilder& fbb) {
       if (!empty_list) return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"));
-      return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
-                                     fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>()));
+      return fb::CreateExecutionPlan(
+          fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+          fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>()));
     });
     EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << empty_list;
-    EXPECT_EQ(e.message(), "method 'forward': no chains (a method needs at least one)") << empty_list;
+    EXPECT_EQ(e.message(), "method 'forward': no chains (a method needs at least one)")
+        << empty_list;
   }
 }
-
 
 // Moves the vector at `vector_in_bytes` (a pointer into `bytes`) 4 bytes later by patching the
 // offset that points at it: its length is then read from its first element and its elements

@@ -1,4 +1,4 @@
-#include <runtime_ext/program/method_plan_compare.h>
+#include <runtime_ext/analysis/method_plan_compare.h>
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include <runtime_ext/program/method_builder.h>
+#include <runtime_ext/writer/method_builder.h>
 
 namespace devplan {
 namespace {

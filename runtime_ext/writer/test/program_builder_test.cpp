@@ -1,14 +1,14 @@
 // ProgramBuilder: what it writes (checked with the flatbuffer API) and that it reads back.
 #include <gtest/gtest.h>
-#include <runtime_ext/program/method_plan_compare.h>
+#include <runtime_ext/analysis/method_plan_compare.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/program/program_builder.h>
 #include <runtime_ext/schema/program_generated.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <cmath>
 #include <limits>
 
-#include "program_test_util.h"
+#include <runtime_ext/program/test/program_test_util.h>
 
 namespace devplan {
 namespace {
@@ -237,7 +237,7 @@ TEST(ProgramBuilderTest, LayoutOfSegmentsAndHeader) {
 TEST(ProgramBuilderTest, RealFilesRewrittenReadBackEqual) {
   for (const char* name : {"add.pte", "linear_no_constant_segment.pte"}) {
     const std::vector<uint8_t> original =
-        testing_util::read_file(testing_util::executorch_fixture_path(name));
+        read_file(testing_util::executorch_fixture_path(name)).value();
     Result<Program> program = Program::load_from_bytes(original);
     ASSERT_TRUE(program.ok()) << name << ": " << program.error();
     ProgramBuilder builder;

@@ -18,9 +18,10 @@
 //   Constant k of the program, counted over all methods from 1, starts at offsets[k] of the
 //   constant segment, each aligned to `constant_alignment`. ConstantStorage::InlineBuffer
 //   writes the old layout instead (constants in constant_buffer, entry 0 an empty
-//   placeholder, no constant_segment), which old files have and 1.5.1 rejects. Initial values of planned tensors go to one mutable data
-//   segment described by mutable_data_segments[0] the same way. Delegate data goes to its own
-//   segment (the default, as the exporter does) or to backend_delegate_data (inline).
+//   placeholder, no constant_segment), which old files have and 1.5.1 rejects. Initial values of
+//   planned tensors go to one mutable data segment described by mutable_data_segments[0] the same
+//   way. Delegate data goes to its own segment (the default, as the exporter does) or to
+//   backend_delegate_data (inline).
 // - The extended header (eh00, length 32) only when the segment table is not empty (or
 //   always_write_extended_header): segments follow the flatbuffer data, starting at
 //   program_size rounded up to segment_alignment, each aligned to segment_alignment.
@@ -30,8 +31,8 @@
 // It is movable, not copyable; references returned by add_method stay valid across moves.
 #pragma once
 
-#include <runtime_ext/program/method_builder.h>
 #include <runtime_ext/program/method_plan.h>
+#include <runtime_ext/writer/method_builder.h>
 
 #include <cstdint>
 #include <memory>
@@ -83,6 +84,8 @@ class ProgramBuilder {
   std::vector<uint8_t> build() const;
 
  private:
+  friend class ProgramWriter;  // program_builder.cpp: build()'s steps
+
   struct RawSegment {
     uint64_t offset;
     uint64_t size;

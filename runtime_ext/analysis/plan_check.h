@@ -1,9 +1,13 @@
-// Plan checking of any program, ours or ExecuTorch's: lifetimes of values derived from the
+// Plan checking of any program, ours or ExecuTorch's (ahead of time: `devplan check`, `plot`,
+// `replan` and the reports use it; the runtime does not): lifetimes of values derived from the
 // instruction chains, then every pair of planned tensors in one buffer whose lifetimes and bytes
 // overlap, plus each buffer's size against its lower bound, and warnings about what is planned
 // in an unusual way (legacy device tensors in host buffers).
 //
-// Lifetime rules (documented in the README; `check`, `plot` and the lower bound use them):
+// Lifetimes and overlaps are runtime_ext/planning's: the lifetime rules of lifetime.h
+// (LifetimeRecorder), the overlap check of plan_verifier.h (verify_offsets) and the lower bound
+// of offset_planner.h (live_bytes_lower_bound), applied to a program's MethodPlan. The rules
+// (documented in the README; `check`, `plot` and the lower bound use them):
 // - Steps are the instructions of all chains in order. A value lives from the first to the last
 //   instruction that names it, both ends inclusive (a DelegateCall's args are its inputs
 //   followed by its outputs; a tensor list names its items).
@@ -27,14 +31,10 @@
 #include <string>
 #include <vector>
 
+#include <runtime_ext/planning/lifetime.h>
 #include <runtime_ext/program/method_plan.h>
 
-namespace devplan::harness {
-
-struct ValueLifetime {
-  int32_t first = -1;  // -1: never live
-  int32_t last = -1;
-};
+namespace devplan {
 
 struct Overlap {
   size_t buffer = 0;
@@ -56,18 +56,18 @@ struct BufferCheck {
 
 // An instruction that touches memory on the wrong device (see check_devices).
 struct DeviceViolation {
-  int32_t step = 0;          // the instruction, numbered as lifetimes are
-  std::string instruction;   // "aten::add.out", "delegate DevplanDeviceBackend"
+  int32_t step = 0;         // the instruction, numbered as lifetimes are
+  std::string instruction;  // "aten::add.out", "delegate DevplanDeviceBackend"
   int32_t value = 0;
-  std::string message;       // names the instruction, the value and both devices
+  std::string message;  // names the instruction, the value and both devices
 };
 
 struct MethodCheck {
   std::string name;
   int32_t num_steps = 0;
-  std::vector<ValueLifetime> lifetimes;  // per value, by the rules above (aliases folded in)
-  std::vector<int32_t> alias_of;         // per value: its base when it is an alias, else -1
-  std::vector<bool> mutable_buffer;      // per value
+  std::vector<Lifetime> lifetimes;   // per value, by the rules above (aliases folded in)
+  std::vector<int32_t> alias_of;     // per value: its base when it is an alias, else -1
+  std::vector<bool> mutable_buffer;  // per value
   std::vector<BufferCheck> buffers;
   std::vector<Overlap> overlaps;
   // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host
@@ -87,11 +87,11 @@ std::vector<DeviceViolation> check_devices(const MethodPlan& plan);
 
 // Lifetimes of every value of `plan` from its instructions, inputs and outputs (the first two
 // rules above; no aliases or mutable buffers).
-std::vector<ValueLifetime> value_lifetimes(const MethodPlan& plan, int32_t* num_steps);
+std::vector<Lifetime> value_lifetimes(const MethodPlan& plan, int32_t* num_steps);
 
 MethodCheck check_method_plan(const MethodPlan& plan);
 
 // "values 2 and 4 in buffer 0 share bytes [0, 16) during instructions 1..1".
 std::string describe_overlap(const Overlap& overlap);
 
-}  // namespace devplan::harness
+}  // namespace devplan

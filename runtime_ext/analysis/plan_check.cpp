@@ -1,70 +1,56 @@
-#include <harness/commands/plan_check.h>
+#include <runtime_ext/analysis/plan_check.h>
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include <runtime_ext/planning/offset_planner.h>
 #include <runtime_ext/planning/plan_verifier.h>
 
-namespace devplan::harness {
+namespace devplan {
 namespace {
 
 constexpr uint64_t kCheckAlignment = 16;
 
-void touch(std::vector<ValueLifetime>& life, int32_t value, int32_t step) {
-  ValueLifetime& l = life[value];
-  if (l.first < 0 || step < l.first) l.first = step;
-  l.last = std::max(l.last, step);
-}
-
-// Marks `value` and, for tensor lists, the values it lists.
-void name_value(const MethodPlan& plan, std::vector<ValueLifetime>& life, int32_t value, int32_t step) {
-  touch(life, value, step);
+// Step `step` names `value` and, for tensor lists, the values it lists.
+void name_value(const MethodPlan& plan, LifetimeRecorder& recorder, int32_t value, int32_t step) {
+  recorder.use(value, step);
   const ValueInfo& v = plan.values[value];
   if (v.tag == ValueTag::TensorList || v.tag == ValueTag::OptionalTensorList) {
-    for (int32_t item : v.value_list) touch(life, item, step);
+    for (int32_t item : v.value_list) recorder.use(item, step);
   }
 }
 
 }  // namespace
 
-std::vector<ValueLifetime> value_lifetimes(const MethodPlan& plan, int32_t* num_steps) {
-  std::vector<ValueLifetime> life(plan.values.size());
+std::vector<Lifetime> value_lifetimes(const MethodPlan& plan, int32_t* num_steps) {
+  LifetimeRecorder recorder(plan.values.size());
   int32_t step = 0;
   for (const ChainInfo& chain : plan.chains) {
     for (const InstructionInfo& ins : chain.instructions) {
       switch (ins.kind) {
         case InstructionKind::KernelCall:
         case InstructionKind::DelegateCall:
-          for (int32_t arg : ins.args) name_value(plan, life, arg, step);
+          for (int32_t arg : ins.args) name_value(plan, recorder, arg, step);
           break;
         case InstructionKind::Move:
-          name_value(plan, life, ins.move_from, step);
-          name_value(plan, life, ins.move_to, step);
+          name_value(plan, recorder, ins.move_from, step);
+          name_value(plan, recorder, ins.move_to, step);
           break;
         case InstructionKind::JumpFalse:
-          name_value(plan, life, ins.cond_value, step);
+          name_value(plan, recorder, ins.cond_value, step);
           break;
         case InstructionKind::Free:
-          name_value(plan, life, ins.free_value, step);
+          name_value(plan, recorder, ins.free_value, step);
           break;
       }
       ++step;
     }
   }
-  const int32_t last = std::max(step, 1) - 1;
-  for (int32_t input : plan.inputs) {
-    life[input].first = 0;
-    life[input].last = std::max(life[input].last, 0);
-  }
-  for (int32_t output : plan.outputs) {
-    if (life[output].first < 0) life[output].first = 0;
-    life[output].last = last;
-  }
-  *num_steps = last + 1;
-  return life;
+  *num_steps = num_steps_for(static_cast<size_t>(step));
+  return std::move(recorder).finish(plan.inputs, plan.outputs, *num_steps);
 }
 
 namespace {
@@ -98,7 +84,8 @@ WriteFacts write_facts(const MethodPlan& plan) {
   for (int32_t input : plan.inputs) facts.written[input] = named[input] = true;
   for (size_t v = 0; v < n; ++v) {
     const ValueInfo& value = plan.values[v];
-    if (value.tag == ValueTag::Tensor && value.tensor.storage == TensorStorage::PlannedWithInitial) {
+    if (value.tag == ValueTag::Tensor &&
+        value.tensor.storage == TensorStorage::PlannedWithInitial) {
       facts.written[v] = named[v] = true;
     }
   }
@@ -119,7 +106,8 @@ WriteFacts write_facts(const MethodPlan& plan) {
           // its items, which are also its out arguments.
           for (size_t r = 0, n = returns.size(); r < n; ++r) {
             const ValueInfo& returned = plan.values[returns[r]];
-            if (returned.tag == ValueTag::TensorList || returned.tag == ValueTag::OptionalTensorList) {
+            if (returned.tag == ValueTag::TensorList ||
+                returned.tag == ValueTag::OptionalTensorList) {
               returns.insert(returns.end(), returned.value_list.begin(), returned.value_list.end());
             }
           }
@@ -156,7 +144,7 @@ bool inside(const TensorInfo& inner, const TensorInfo& outer) {
 // written planned tensor of its buffer: that tensor, the one holding those bytes when the view
 // is first used (the latest to start at or before that step; the larger on a tie).
 std::vector<int32_t> find_aliases(const MethodPlan& plan, const std::vector<bool>& written,
-                                  const std::vector<ValueLifetime>& life) {
+                                  const std::vector<Lifetime>& life) {
   std::vector<int32_t> alias_of(plan.values.size(), -1);
   std::vector<int32_t> planned;
   for (size_t v = 0; v < plan.values.size(); ++v) {
@@ -183,12 +171,6 @@ std::vector<int32_t> find_aliases(const MethodPlan& plan, const std::vector<bool
   return alias_of;
 }
 
-void widen(ValueLifetime& into, const ValueLifetime& from) {
-  if (from.first < 0) return;
-  if (into.first < 0 || from.first < into.first) into.first = from.first;
-  into.last = std::max(into.last, from.last);
-}
-
 }  // namespace
 
 MethodCheck check_method_plan(const MethodPlan& plan) {
@@ -208,10 +190,10 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
   }
   // An alias's uses keep its base alive; a mutable buffer lives throughout.
   for (size_t v = 0; v < plan.values.size(); ++v) {
-    if (check.alias_of[v] >= 0) widen(check.lifetimes[check.alias_of[v]], check.lifetimes[v]);
+    if (check.alias_of[v] >= 0) check.lifetimes[check.alias_of[v]].include(check.lifetimes[v]);
   }
   for (size_t v = 0; v < plan.values.size(); ++v) {
-    if (check.mutable_buffer[v]) check.lifetimes[v] = ValueLifetime{0, check.num_steps - 1};
+    if (check.mutable_buffer[v]) check.lifetimes[v] = Lifetime{0, check.num_steps - 1};
   }
   const size_t num_buffers = plan.buffer_sizes.size();
   std::vector<std::vector<PlanItem>> items(num_buffers);
@@ -237,10 +219,10 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
     ++check.buffers[b].planned_tensors;
     if (value.tensor.legacy_host) {
       check.warnings.push_back("value " + std::to_string(v) + ": tagged " +
-                            value.tensor.device.to_string() + ", planned in host buffer " +
-                            std::to_string(b) + " (legacy planning)");
+                               value.tensor.device.to_string() + ", planned in host buffer " +
+                               std::to_string(b) + " (legacy planning)");
     }
-    const ValueLifetime& l = check.lifetimes[v];
+    const Lifetime& l = check.lifetimes[v];
     if (l.first < 0 || value.tensor.nbytes == 0 || check.alias_of[v] >= 0) continue;
     items[b].push_back(PlanItem{value.tensor.nbytes, l.first, l.last});
     offsets[b].push_back(value.tensor.offset);
@@ -338,34 +320,40 @@ std::vector<DeviceViolation> check_devices(const MethodPlan& plan) {
           const TensorInfo& a = plan.values[self].tensor;
           const TensorInfo& b = plan.values[out].tensor;
           if (h2d && !where(self).is_cpu()) {
-            violation(op, self, "self value " + std::to_string(self) + " is on " + where(self).to_string() +
-                                    ", a host-to-device copy reads host memory");
+            violation(op, self,
+                      "self value " + std::to_string(self) + " is on " + where(self).to_string() +
+                          ", a host-to-device copy reads host memory");
           }
           if (h2d && where(out).is_cpu()) {
-            violation(op, out, "out value " + std::to_string(out) +
-                                   " is on cpu:0, a host-to-device copy writes a device");
+            violation(op, out,
+                      "out value " + std::to_string(out) +
+                          " is on cpu:0, a host-to-device copy writes a device");
           }
           if (d2h && where(self).is_cpu()) {
-            violation(op, self, "self value " + std::to_string(self) +
-                                    " is on cpu:0, a device-to-host copy reads a device");
+            violation(op, self,
+                      "self value " + std::to_string(self) +
+                          " is on cpu:0, a device-to-host copy reads a device");
           }
           if (d2h && !where(out).is_cpu()) {
-            violation(op, out, "out value " + std::to_string(out) + " is on " + where(out).to_string() +
-                                   ", a device-to-host copy writes host memory");
+            violation(op, out,
+                      "out value " + std::to_string(out) + " is on " + where(out).to_string() +
+                          ", a device-to-host copy writes host memory");
           }
           if (a.dtype != b.dtype || a.nbytes != b.nbytes) {
-            violation(op, out, "self value " + std::to_string(self) + " is " + scalar_type_name(a.dtype) +
-                                   " (" + std::to_string(a.nbytes) + " B), out value " +
-                                   std::to_string(out) + " is " + scalar_type_name(b.dtype) + " (" +
-                                   std::to_string(b.nbytes) + " B)");
+            violation(op, out,
+                      "self value " + std::to_string(self) + " is " + scalar_type_name(a.dtype) +
+                          " (" + std::to_string(a.nbytes) + " B), out value " +
+                          std::to_string(out) + " is " + scalar_type_name(b.dtype) + " (" +
+                          std::to_string(b.nbytes) + " B)");
           }
           continue;
         }
         for (int32_t arg : ins.args) {
           for (int32_t t : tensors_of(plan, arg)) {
             if (!where(t).is_cpu()) {
-              violation(op, t, "value " + std::to_string(t) + " is on " + where(t).to_string() +
-                                   ", a host kernel touches only host memory (cpu:0)");
+              violation(op, t,
+                        "value " + std::to_string(t) + " is on " + where(t).to_string() +
+                            ", a host kernel touches only host memory (cpu:0)");
             }
           }
         }
@@ -378,8 +366,9 @@ std::vector<DeviceViolation> check_devices(const MethodPlan& plan) {
           for (int32_t t : tensors_of(plan, arg)) {
             const Device tag = plan.values[t].tensor.device;
             if (tag == *target || (tag.is_cpu() && io[t])) continue;
-            violation(what, t, "value " + std::to_string(t) + " is on " + tag.to_string() +
-                                   ", the delegate's tensors live on " + target->to_string());
+            violation(what, t,
+                      "value " + std::to_string(t) + " is on " + tag.to_string() +
+                          ", the delegate's tensors live on " + target->to_string());
           }
         }
       }
@@ -399,4 +388,4 @@ std::string describe_overlap(const Overlap& o) {
          std::to_string(o.b_begin) + ", " + std::to_string(o.b_end) + "))";
 }
 
-}  // namespace devplan::harness
+}  // namespace devplan

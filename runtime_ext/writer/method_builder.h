@@ -161,7 +161,7 @@ class MethodBuilder {
   const MethodPlan& plan() const { return plan_; }
 
  private:
-  friend class ProgramBuilder;
+  friend class ProgramWriter;  // program_builder.cpp: writes the plan and the raw overrides
 
   struct RawDelegateReference {
     uint8_t location;

@@ -1,0 +1,80 @@
+// BlockRegistry: every block a LedgerDeviceAllocator handed out, in sequence order, with address
+// maps that find the live or freed block an address falls in.
+//
+// A freed block stays known as freed (so double frees and stale copies are recognised) while its
+// memory is held (in the quarantine below the ledger), and after that until a new block overlaps
+// its address or kRememberedReleases more blocks have had their memory released after it; so the
+// maps stay bounded however long the ledger lives. The block list itself grows by one per
+// allocation until clear().
+//
+// Invariant: the footprints (size, at least 1 byte) of all entries of the live and freed maps are
+// pairwise disjoint: live and held blocks are distinct host allocations, and a released block's
+// entry is dropped as soon as a new block overlaps it. So the block containing an address is the
+// last one starting at or before it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <vector>
+
+#include <mocks/ledger_records.h>
+
+namespace devplan {
+
+class BlockRegistry {
+ public:
+  static constexpr size_t kRememberedReleases = 4096;
+
+  struct Block {
+    AllocationRecord record;
+    bool memory_held = true;  // false once the memory went back to the system
+  };
+
+  // Adds a live block, forgetting the released blocks whose addresses it takes.
+  void add(AllocationRecord record);
+  // Marks the live block starting at `ptr` freed (memory still held); nullptr when none starts
+  // there.
+  const Block* free_live(const void* ptr);
+  // Notes that the freed block starting at `ptr` holds no memory any more.
+  void mark_released(const void* ptr);
+
+  // The freed block starting at `ptr`, or nullptr.
+  const Block* freed_at(const void* ptr) const;
+  // The live (or freed) block whose footprint contains `addr`, or nullptr.
+  const Block* live_containing(const void* addr) const { return containing(live_, addr); }
+  const Block* freed_containing(const void* addr) const { return containing(freed_, addr); }
+  // A block still holding memory (live or freed) that overlaps [start, start + nbytes), or nullptr.
+  const Block* held_overlapping(const void* start, size_t nbytes) const;
+
+  size_t size() const { return blocks_.size(); }
+  const Block& at(size_t i) const { return blocks_[i]; }
+  size_t live_count() const { return live_.size(); }
+  // The live blocks, in sequence order.
+  std::vector<const Block*> live_blocks() const;
+  // Forgets every block.
+  void clear();
+
+ private:
+  using AddressMap = std::map<uintptr_t, size_t>;  // start address -> index in blocks_
+
+  static uintptr_t footprint(const Block& block);
+  const Block* containing(const AddressMap& map, const void* addr) const;
+  // Drops the freed_ entries (of released blocks) overlapping [start, end); returns the node of
+  // one of them, for reuse.
+  AddressMap::node_type forget_released_overlapping(uintptr_t start, uintptr_t end);
+  void remember_release(size_t block_index);
+  // The index of the freed block at `ptr` whose memory is held, taken off held_; kNone if none.
+  size_t take_held(const void* ptr);
+
+  static constexpr size_t kNone = SIZE_MAX;
+
+  std::deque<Block> blocks_;  // every block, in sequence order
+  AddressMap live_;
+  AddressMap freed_;             // held or released
+  std::deque<size_t> released_;  // released blocks still in freed_, oldest first
+  std::deque<size_t> held_;      // freed blocks in the order freed; some may be released since
+};
+
+}  // namespace devplan

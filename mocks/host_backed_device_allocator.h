@@ -1,0 +1,101 @@
+// HostBackedDeviceAllocator: the bottom of TrackingDeviceAllocator's stack, a simulated device
+// whose memory is host memory. Each block is a separate host allocation of exactly the requested
+// size at the requested alignment. New blocks are filled with kFreshPattern; a freed block is
+// filled with kFreedPattern, poisoned for AddressSanitizer and kept in a bounded quarantine
+// (BlockQuarantine) before its memory goes back to the system; the release listener hears of
+// every block whose memory goes back (so that a ledger above knows which freed blocks are still
+// held).
+//
+//   HostBackedDeviceAllocator host;                 // serves DeviceType::CUDA, any index
+//   Result<void*> p = host.allocate(48, 0);          // 48 bytes of 0xCD
+//
+// It checks nothing a ledger should: a copy is a plain memcpy (the caller guarantees both ranges),
+// and a free of a pointer it did not hand out, or of a freed one, is ignored. Allocation errors:
+// InvalidArgument for an alignment that is not a power of two; MemoryAllocationFailed when the
+// host cannot provide the memory (always so above kHostAllocationLimit).
+//
+// Threading: not synchronized (see DeviceAllocatorAdaptor). The destructor frees every block it
+// holds, live ones included, without calling the listener.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+
+#include <mocks/block_quarantine.h>
+#include <mocks/sized_device_allocator.h>
+
+namespace devplan {
+
+class HostBackedDeviceAllocator : public SizedDeviceAllocator {
+ public:
+  static constexpr uint8_t kFreshPattern = 0xCD;  // fills every new block
+  static constexpr uint8_t kFreedPattern = 0xDD;  // fills every quarantined block
+  static constexpr size_t kDefaultQuarantineBytes = size_t{64} << 20;
+  static constexpr size_t kDefaultQuarantineBlocks = 1024;
+  // Requests above this are refused without asking the host: a libstdc++ aligned new near
+  // SIZE_MAX wraps its size, and AddressSanitizer aborts on sizes above 1 TiB.
+  static constexpr uint64_t kHostAllocationLimit = uint64_t{1} << 40;
+
+  using ReleaseListener = std::function<void(const void* ptr)>;
+
+  explicit HostBackedDeviceAllocator(DeviceType type = DeviceType::CUDA,
+                                     std::string name = "HostBackedDeviceAllocator");
+  ~HostBackedDeviceAllocator() override;
+  HostBackedDeviceAllocator(const HostBackedDeviceAllocator&) = delete;
+  HostBackedDeviceAllocator& operator=(const HostBackedDeviceAllocator&) = delete;
+
+  Result<void*> allocate(size_t nbytes, DeviceIndex index,
+                         size_t alignment = kDefaultAlignment) override;
+  void deallocate(void* ptr, DeviceIndex index) override;
+  void deallocate_sized(void* ptr, size_t nbytes, DeviceIndex index) override;
+  std::optional<LiveBlock> find_live_block(const void* ptr) const override;
+  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
+  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
+  DeviceType device_type() const override { return type_; }
+
+  // Sets the quarantine's limits, releasing the oldest blocks beyond them at once.
+  // (0, 0) disables the quarantine: freed blocks go back to the system immediately.
+  void set_quarantine_limits(size_t max_bytes, size_t max_blocks);
+  // Whether new and quarantined blocks are filled with the patterns (on by default).
+  void set_fill_patterns(bool on) { fill_patterns_ = on; }
+  // Called with a freed block's start each time its memory goes back to the system.
+  void set_release_listener(ReleaseListener listener) { on_release_ = std::move(listener); }
+
+  // True when `ptr` is the start of a freed block still held in the quarantine.
+  bool is_quarantined(const void* ptr) const;
+  // Copies `nbytes` at `ptr` into `out` from the live or quarantined block starting at
+  // `block_start`, unpoisoning it for the read. The caller checks the range.
+  void read_held(const void* block_start, const void* ptr, size_t nbytes, void* out) const;
+  // Releases every quarantined block (the listener hears of each).
+  void release_quarantine();
+
+ private:
+  struct HostBlock {
+    size_t size = 0;
+    size_t alignment = 0;
+    DeviceIndex index = 0;
+    bool quarantined = false;
+  };
+
+  using BlockMap = std::unordered_map<const void*, HostBlock>;
+
+  Error allocation_error(ErrorCode code, const std::string& message) const;
+  // Adds `block` at `ptr` to blocks_, in the node of the last released block when there is one.
+  void add_block(const void* ptr, const HostBlock& block);
+  void quarantine(const void* ptr, HostBlock& block);
+  // Returns a freed block's memory to the system and tells the listener.
+  void release(const void* ptr);
+
+  const DeviceType type_;
+  const std::string name_;
+  BlockMap blocks_;            // live and quarantined, by start
+  BlockMap::node_type spare_;  // the last released block's node: saves a map allocation
+  BlockQuarantine quarantine_{kDefaultQuarantineBytes, kDefaultQuarantineBlocks};
+  ReleaseListener on_release_;
+  bool fill_patterns_ = true;
+};
+
+}  // namespace devplan
