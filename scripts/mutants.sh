@@ -52,7 +52,7 @@ now() { date +%s; }
 # files' times, so an unchanged file is not rebuilt. Files any mutant touches get a fresh time:
 # a copy restored with its old time would leave a mutant's object file in place.
 mkdir -p "$src" "$build"
-(cd "$repo" && tar --exclude='./build*' --exclude='./.git' --exclude='./out' -cf - .) |
+(cd "$repo" && tar --exclude='./build*' --exclude='./.git' --exclude='./.venv*' --exclude='./out' -cf - .) |
   (cd "$src" && tar -xpf -)
 for p in "$repo"/scripts/mutants/*.patch; do
   for f in $(patch_files "$p"); do [ -f "$src/$f" ] && touch "$src/$f"; done
