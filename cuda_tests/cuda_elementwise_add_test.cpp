@@ -54,6 +54,8 @@ class CudaElementwiseAddTest : public CudaTest {
     ASSERT_TRUE(
         allocator_.copy_device_to_host(out.data(), ops.out, a.size() * sizeof(T), device).ok());
     for (size_t i = 0; i < out.size(); ++i) {
+      // Bitwise on purpose: the kernel must give the reference bits (NaN and -0.0 included).
+      // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison)
       ASSERT_EQ(std::memcmp(&out[i], &expected[i], sizeof(T)), 0) << "element " << i;
     }
     release(ops, device);

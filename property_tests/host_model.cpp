@@ -139,7 +139,7 @@ std::vector<uint8_t> input_pattern(const MethodScenario& method, size_t t, uint3
   std::vector<uint8_t> bytes(scenario_tensor_nbytes(x));
   const size_t elem = element_size(x.dtype);
   for (size_t i = 0; elem != 0 && i < bytes.size() / elem; ++i) {
-    const int32_t small = static_cast<int32_t>((i * 7 + t * 13 + salt * 29) % 19) - 9;
+    const int32_t small = static_cast<int32_t>((i * 7 + t * 13 + size_t{salt} * 29) % 19) - 9;
     switch (x.dtype) {
       case ScalarType::Float:
         store<float>(bytes.data(), static_cast<int64_t>(i), static_cast<float>(small) * 0.5f);

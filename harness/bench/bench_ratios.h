@@ -31,8 +31,7 @@
 #include <utility>
 #include <vector>
 
-namespace devplan {
-namespace bench {
+namespace devplan::bench {
 
 // One kind of ratio: benchmarks named with `numerator` over those named with `denominator`.
 struct RatioSpec {
@@ -148,5 +147,4 @@ inline int run_with_ratios(int argc, char** argv, std::vector<RatioSpec> specs) 
   return 0;
 }
 
-}  // namespace bench
-}  // namespace devplan
+}  // namespace devplan::bench

@@ -17,8 +17,7 @@
 #include <runtime_ext/core/alignment.h>
 #include <runtime_ext/core/device_allocator.h>
 
-namespace devplan {
-namespace bench {
+namespace devplan::bench {
 
 class MallocDeviceAllocator : public DeviceAllocator {
  public:
@@ -60,5 +59,4 @@ class MallocDeviceAllocator : public DeviceAllocator {
   const DeviceType type_;
 };
 
-}  // namespace bench
-}  // namespace devplan
+}  // namespace devplan::bench

@@ -68,8 +68,8 @@ std::map<PlannerAlgorithm, RatioStats>& stats() {
   return s;
 }
 
-void BM_Plan(benchmark::State& state, std::string name, GraphFamily family, size_t n, int seed,
-             PlannerAlgorithm algorithm) {
+void BM_Plan(benchmark::State& state, const std::string& name, GraphFamily family, size_t n,
+             int seed, PlannerAlgorithm algorithm) {
   const Graph& graph = corpus_graph(family, n, seed);
   PlanOptions options;
   options.algorithm = algorithm;

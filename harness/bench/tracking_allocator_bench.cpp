@@ -53,7 +53,7 @@ void alloc_free_loop(benchmark::State& state, DeviceAllocator& allocator) {
       }
       blocks[k] = ptr.value();
     }
-    for (int k = 0; k < kBatch; ++k) allocator.deallocate(blocks[k], index);
+    for (void* block : blocks) allocator.deallocate(block, index);
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kBatch);
 }

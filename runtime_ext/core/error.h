@@ -85,7 +85,10 @@ std::ostream& operator<<(std::ostream& os, const Error& error);
 // (a declaration such as `auto x` or an existing variable).
 #define DEVPLAN_ASSIGN_OR_RETURN(lhs, rexpr) \
   DEVPLAN_ASSIGN_OR_RETURN_IMPL_(DEVPLAN_CONCAT_(devplan_result_, __LINE__), lhs, rexpr)
+// lhs is a declaration or an lvalue and cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define DEVPLAN_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, rexpr) \
   auto tmp = (rexpr);                                   \
   if (!tmp.ok()) return tmp.error();                    \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -27,7 +27,7 @@ TensorSpec TensorSpec::of(ScalarType dtype, std::vector<int32_t> sizes, Device d
 
 MethodBuilder::MethodBuilder(std::string name) { plan_.name = std::move(name); }
 
-MethodBuilder::MethodBuilder(const MethodPlan& plan) : plan_(plan) {
+MethodBuilder::MethodBuilder(MethodPlan plan) : plan_(std::move(plan)) {
   for (ValueInfo& value : plan_.values) {
     if (!value.tensor.data.empty()) {
       value.tensor.data =

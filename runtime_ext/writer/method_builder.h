@@ -71,7 +71,7 @@ class MethodBuilder {
  public:
   explicit MethodBuilder(std::string name);
   // A builder that writes `plan` (its spans are copied).
-  explicit MethodBuilder(const MethodPlan& plan);
+  explicit MethodBuilder(MethodPlan plan);
 
   MethodBuilder(const MethodBuilder&) = delete;
   MethodBuilder& operator=(const MethodBuilder&) = delete;

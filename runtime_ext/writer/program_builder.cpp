@@ -77,7 +77,7 @@ void ProgramWriter::lay_out_data() {
   std::vector<uint8_t> mutable_bytes;
   layout_.constant_offsets.push_back(0);
   layout_.mutable_offsets.push_back(0);
-  layout_.inline_constants.push_back(Span<const uint8_t>());
+  layout_.inline_constants.emplace_back();
   for (const auto& method : builder_.methods_) {
     layout_.values.push_back(lay_out_values(method->plan_, &constant_bytes, &mutable_bytes));
   }

@@ -3,8 +3,7 @@
 
 #include <runtime_ext/planning/graph.h>
 
-namespace devplan {
-namespace testing_graphs {
+namespace devplan::testing_graphs {
 
 // ExecuTorch's reference device program: z = add(a, b) in a delegate targeting cuda:0, on 2x2
 // float tensors (16 bytes each).
@@ -34,5 +33,4 @@ inline Graph host_chain(const std::vector<int64_t>& elements) {
   return g;
 }
 
-}  // namespace testing_graphs
-}  // namespace devplan
+}  // namespace devplan::testing_graphs
