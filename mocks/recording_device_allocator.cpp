@@ -25,8 +25,11 @@ Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex inde
 }
 
 void RecordingDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
-  upstream_->deallocate(ptr, index);
+  // The free is recorded under the lock it happens under: once upstream has the block back,
+  // another thread may be handed the same address, and its allocation must be recorded after
+  // this free, not before it.
   std::lock_guard<std::mutex> lock(mutex_);
+  upstream_->deallocate(ptr, index);
   AllocationEvent e;
   e.kind = AllocationEvent::Kind::Free;
   e.device = Device(device_type(), index);

@@ -9,7 +9,8 @@
 //   for (const AllocationEvent& e : recording.events()) ...
 //
 // Threading: safe from many threads (events are appended under a mutex, in the order the calls
-// returned). The upstream allocator must outlive this one.
+// returned; a free holds the mutex while upstream frees, so an address handed out again is
+// recorded after its free). The upstream allocator must outlive this one.
 #pragma once
 
 #include <cstdint>

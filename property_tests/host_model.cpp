@@ -37,6 +37,12 @@ HostModel::HostModel(const MethodScenario& method) : method_(method), values_(me
   for (const ScenarioBuffer& b : method.buffers) {
     buffers_.emplace_back(b.size, b.device.is_cpu() ? 0 : TrackingDeviceAllocator::kFreshPattern);
   }
+  // load_method copies the initial values in, in tensor order.
+  for (size_t t = 0; t < method.tensors.size(); ++t) {
+    if (!method.tensors[t].initial) continue;
+    const std::vector<uint8_t> bytes = scenario_initial_value(method, t);
+    std::copy(bytes.begin(), bytes.end(), data(t));
+  }
 }
 
 uint8_t* HostModel::data(size_t t) {
@@ -135,30 +141,7 @@ void HostModel::execute() {
 }
 
 std::vector<uint8_t> input_pattern(const MethodScenario& method, size_t t, uint32_t salt) {
-  const ScenarioTensor& x = method.tensors[t];
-  std::vector<uint8_t> bytes(scenario_tensor_nbytes(x));
-  const size_t elem = element_size(x.dtype);
-  for (size_t i = 0; elem != 0 && i < bytes.size() / elem; ++i) {
-    const int32_t small = static_cast<int32_t>((i * 7 + t * 13 + size_t{salt} * 29) % 19) - 9;
-    switch (x.dtype) {
-      case ScalarType::Float:
-        store<float>(bytes.data(), static_cast<int64_t>(i), static_cast<float>(small) * 0.5f);
-        break;
-      case ScalarType::Double:
-        store<double>(bytes.data(), static_cast<int64_t>(i), small * 0.25);
-        break;
-      case ScalarType::Int:
-        store<int32_t>(bytes.data(), static_cast<int64_t>(i), small * 1000003);
-        break;
-      case ScalarType::Long:
-        store<int64_t>(bytes.data(), static_cast<int64_t>(i), int64_t{small} * 1000000007);
-        break;
-      default:
-        for (size_t k = 0; k < elem; ++k) bytes[i * elem + k] = static_cast<uint8_t>(small + k);
-        break;
-    }
-  }
-  return bytes;
+  return scenario_tensor_pattern(method, t, salt);
 }
 
 }  // namespace devplan::testing

@@ -46,7 +46,8 @@ rc::Gen<TensorDraft> gen_tensor() {
   return rc::gen::build<TensorDraft>(
       rc::gen::set(&TensorDraft::type, rc::gen::inRange<uint32_t>(0, 3)),
       rc::gen::set(&TensorDraft::buffer, gen_choice()),
-      rc::gen::set(&TensorDraft::offset, rc::gen::inRange<uint64_t>(0, uint64_t{1} << 20)));
+      rc::gen::set(&TensorDraft::offset, rc::gen::inRange<uint64_t>(0, uint64_t{1} << 20)),
+      rc::gen::set(&TensorDraft::initial, rc::gen::weightedElement<bool>({{3, false}, {1, true}})));
 }
 
 rc::Gen<ScenarioValue> gen_value() {

@@ -1,6 +1,7 @@
 #include <harness/scenario/program_scenario.h>
 
 #include <charconv>
+#include <cstring>
 #include <set>
 
 #include <runtime_ext/core/alignment.h>
@@ -186,6 +187,45 @@ uint64_t scenario_tensor_nbytes(const ScenarioTensor& tensor) {
   return n;
 }
 
+namespace {
+template <typename T>
+void store(uint8_t* p, size_t i, T x) {
+  std::memcpy(p + i * sizeof(T), &x, sizeof(T));
+}
+}  // namespace
+
+std::vector<uint8_t> scenario_tensor_pattern(const MethodScenario& method, size_t t,
+                                             uint32_t salt) {
+  const ScenarioTensor& x = method.tensors[t];
+  std::vector<uint8_t> bytes(scenario_tensor_nbytes(x));
+  const size_t elem = element_size(x.dtype);
+  for (size_t i = 0; elem != 0 && i < bytes.size() / elem; ++i) {
+    const int32_t small = static_cast<int32_t>((i * 7 + t * 13 + size_t{salt} * 29) % 19) - 9;
+    switch (x.dtype) {
+      case ScalarType::Float:
+        store<float>(bytes.data(), i, static_cast<float>(small) * 0.5f);
+        break;
+      case ScalarType::Double:
+        store<double>(bytes.data(), i, small * 0.25);
+        break;
+      case ScalarType::Int:
+        store<int32_t>(bytes.data(), i, small * 1000003);
+        break;
+      case ScalarType::Long:
+        store<int64_t>(bytes.data(), i, int64_t{small} * 1000000007);
+        break;
+      default:
+        for (size_t k = 0; k < elem; ++k) bytes[i * elem + k] = static_cast<uint8_t>(small + k);
+        break;
+    }
+  }
+  return bytes;
+}
+
+std::vector<uint8_t> scenario_initial_value(const MethodScenario& method, size_t t) {
+  return scenario_tensor_pattern(method, t, 1000);
+}
+
 bool is_kernel_dtype(ScalarType dtype) {
   return dtype == ScalarType::Float || dtype == ScalarType::Double || dtype == ScalarType::Int ||
          dtype == ScalarType::Long;
@@ -261,6 +301,7 @@ class MethodValidator {
                   " run past the end of buffer " + std::to_string(x.buffer) + " (" +
                   std::to_string(size) + " bytes)");
     }
+    if (x.initial && nbytes == 0) return fail(where + "an initial value needs at least one byte");
     return Error::success();
   }
 
@@ -419,7 +460,7 @@ std::string describe_method_scenario(const MethodScenario& m) {
       if (t) s += ", ";
       s += tensor_name(static_cast<int32_t>(t)) + " " + scalar_type_name(x.dtype) +
            shape_text(x.shape) + " in buffer " + std::to_string(x.buffer) + " at " +
-           std::to_string(x.offset);
+           std::to_string(x.offset) + (x.initial ? " with its initial value" : "");
     }
     s += "\n";
   }

@@ -54,9 +54,13 @@ struct ScenarioTensor {
   std::vector<int32_t> shape;  // empty: a scalar (one element)
   uint32_t buffer = 0;
   uint64_t offset = 0;
+  // Planned with an initial value (scenario_initial_value), which load_method copies into the
+  // buffer (through the device's allocator on a device), in tensor order.
+  bool initial = false;
 
   friend bool operator==(const ScenarioTensor& a, const ScenarioTensor& b) {
-    return a.dtype == b.dtype && a.shape == b.shape && a.buffer == b.buffer && a.offset == b.offset;
+    return a.dtype == b.dtype && a.shape == b.shape && a.buffer == b.buffer &&
+           a.offset == b.offset && a.initial == b.initial;
   }
 };
 
@@ -149,6 +153,12 @@ struct ProgramScenario {
 // negative dimension; saturates at UINT64_MAX.
 uint64_t scenario_tensor_nbytes(const ScenarioTensor& tensor);
 
+// Deterministic bytes for tensor `t` of `method` (exactly its size; small numbers, no float
+// NaNs), varied by `salt`: the inputs the properties feed and the initial values.
+std::vector<uint8_t> scenario_tensor_pattern(const MethodScenario& method, size_t t, uint32_t salt);
+// The initial value of tensor `t` (used when it has one): its pattern with salt 1000.
+std::vector<uint8_t> scenario_initial_value(const MethodScenario& method, size_t t);
+
 // True for the dtypes the add and mul kernels (and so the delegate) compute on: float32,
 // float64, int32, int64.
 bool is_kernel_dtype(ScalarType dtype);
@@ -158,7 +168,7 @@ bool is_kernel_dtype(ScalarType dtype);
 //   - at least one method; names non-empty and unique;
 //   - buffers on cpu:0 or on a CUDA device with index >= 0;
 //   - tensors: known dtype, dimensions >= 0, an existing buffer, offset a multiple of 16,
-//     offset + nbytes within the buffer;
+//     offset + nbytes within the buffer; an initial value only when nbytes > 0;
 //   - TensorList items, instruction operands, inputs and outputs name existing tensors/values;
 //   - add/mul: three host tensors of one kernel dtype and one shape; add's alpha an Int value,
 //     or a Double value when the dtype is float32/float64;

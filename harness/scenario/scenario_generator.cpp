@@ -185,6 +185,7 @@ MethodScenario resolve_method_draft(const MethodDraft& draft) {
         const uint64_t slots = (size - nbytes) / kDefaultAlignment + 1;
         t.buffer = static_cast<uint32_t>(b);
         t.offset = ((d.offset / kDefaultAlignment) % slots) * kDefaultAlignment;
+        t.initial = d.initial && nbytes > 0;
         m.tensors.push_back(t);
         break;
       }

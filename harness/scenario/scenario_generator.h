@@ -60,9 +60,10 @@ struct TensorTypeDraft {
 };
 
 struct TensorDraft {
-  uint32_t type = 0;    // a tensor type, modulo the number of types
-  uint32_t buffer = 0;  // the first buffer tried, modulo the number of buffers
-  uint64_t offset = 0;  // rounded down to 16; taken modulo the offsets that fit
+  uint32_t type = 0;     // a tensor type, modulo the number of types
+  uint32_t buffer = 0;   // the first buffer tried, modulo the number of buffers
+  uint64_t offset = 0;   // rounded down to 16; taken modulo the offsets that fit
+  bool initial = false;  // planned with an initial value (kept only when it has bytes)
 };
 
 struct InstructionDraft {

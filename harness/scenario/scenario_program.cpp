@@ -15,7 +15,13 @@ void add_method(ProgramBuilder& builder, size_t method_index, const MethodScenar
     for (const TensorDeviceOverride& o : overrides) {
       if (o.method == method_index && o.tensor == t) device = o.device;
     }
-    mb.add_planned_tensor(TensorSpec::of(x.dtype, x.shape, device), x.buffer, x.offset);
+    const TensorSpec spec = TensorSpec::of(x.dtype, x.shape, device);
+    if (x.initial) {
+      mb.add_planned_tensor_with_initial_value(spec, x.buffer, x.offset,
+                                               scenario_initial_value(m, t));
+    } else {
+      mb.add_planned_tensor(spec, x.buffer, x.offset);
+    }
   }
   for (const ScenarioValue& v : m.values) {
     switch (v.kind) {

@@ -71,5 +71,44 @@ TEST(FailureInjectingDeviceAllocatorTest, FailsOneDeviceAndChosenCopyDirections)
   faults.deallocate(p, 0);
 }
 
+TEST(FailureInjectingDeviceAllocatorTest, FailedDeviceFaultNamesTheCallNumberAndTheDevice) {
+  HostBackedDeviceAllocator host;
+  FailureInjectingDeviceAllocator faults(&host);
+  Result<void*> first = faults.allocate(8, 0);  // call #1
+  ASSERT_TRUE(first.ok()) << first.error();
+  ASSERT_TRUE(faults.fail_allocations_on(3).ok());
+  Result<void*> on3 = faults.allocate(8, 3);  // call #2 on cuda:3
+  ASSERT_FALSE(on3.ok());
+  EXPECT_EQ(on3.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(on3.error().message(),
+            "FailureInjectingDeviceAllocator::allocate: injected fault: allocation #2 of 8 bytes "
+            "on cuda:3 fails (fail_allocations_on cuda:3)");
+  Result<void*> on2 = faults.allocate(8, 2);  // call #3: only cuda:3 fails
+  ASSERT_TRUE(on2.ok()) << on2.error();
+  faults.deallocate(*first, 0);
+  faults.deallocate(*on2, 2);
+}
+
+TEST(FailureInjectingDeviceAllocatorTest, FailedCopiesSkipZeroBytesAndFailFromOneByte) {
+  HostBackedDeviceAllocator host;
+  FailureInjectingDeviceAllocator faults(&host);
+  void* p = *faults.allocate(8, 0);
+  uint8_t host_bytes[8] = {};
+  faults.fail_copies(CopyDirection::Both);
+  EXPECT_TRUE(faults.copy_host_to_device(p, host_bytes, 0, 0).ok());
+  EXPECT_TRUE(faults.copy_device_to_host(host_bytes, p, 0, 0).ok());
+  Error to_device = faults.copy_host_to_device(p, host_bytes, 1, 0);
+  EXPECT_EQ(to_device.code(), ErrorCode::Internal);
+  EXPECT_EQ(to_device.message(),
+            "FailureInjectingDeviceAllocator::copy_host_to_device: injected fault: copy of 1 B to "
+            "cuda:0 fails (fail_copies)");
+  Error to_host = faults.copy_device_to_host(host_bytes, p, 1, 0);
+  EXPECT_EQ(to_host.code(), ErrorCode::Internal);
+  EXPECT_EQ(to_host.message(),
+            "FailureInjectingDeviceAllocator::copy_device_to_host: injected fault: copy of 1 B "
+            "from cuda:0 fails (fail_copies)");
+  faults.deallocate(p, 0);
+}
+
 }  // namespace
 }  // namespace devplan

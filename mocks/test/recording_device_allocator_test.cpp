@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include <runtime_ext/core/allocation_owner.h>
 
 namespace devplan {
@@ -55,6 +60,45 @@ TEST(RecordingDeviceAllocatorTest, LedgerFromEventsMatchesTheTrackingLedger) {
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0].ptr, a);
   recording.deallocate(c, 2);
+}
+
+// Threads allocating and freeing at once: every event is recorded whole, and every free finds
+// the size and device of its allocation (the free's bookkeeping is under the same lock as the
+// allocation's).
+TEST(RecordingDeviceAllocatorTest, ManyThreadsRecordEveryEventWhole) {
+  constexpr int kThreads = 4;
+  constexpr int kIterations = 4000;
+  TrackingDeviceAllocator tracking;
+  RecordingDeviceAllocator recording(&tracking);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&recording, t] {
+      const DeviceIndex index = static_cast<DeviceIndex>(t + 1);
+      for (int i = 0; i < kIterations; ++i) {
+        const size_t size = 16 + static_cast<size_t>((i + t) % 7) * 16;
+        Result<void*> p = recording.allocate(size, index, kDefaultAlignment);
+        if (p.ok()) recording.deallocate(*p, index);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const std::vector<AllocationEvent> events = recording.events();
+  ASSERT_EQ(events.size(), size_t{2} * kThreads * kIterations);
+  std::map<std::string, size_t> frees_by_device;
+  for (const AllocationEvent& e : events) {
+    ASSERT_NE(e.kind, AllocationEvent::Kind::FailedAllocate);
+    if (e.kind != AllocationEvent::Kind::Free) continue;
+    ASSERT_GE(e.size, 16u) << "a free that lost its allocation's size";
+    ++frees_by_device[e.device.to_string()];
+  }
+  EXPECT_EQ(frees_by_device, (std::map<std::string, size_t>{{"cuda:1", kIterations},
+                                                            {"cuda:2", kIterations},
+                                                            {"cuda:3", kIterations},
+                                                            {"cuda:4", kIterations}}));
+  std::vector<AllocationEvent> unknown;
+  for (const AllocationRecord& r : ledger_from_events(events, &unknown)) EXPECT_FALSE(r.live);
+  EXPECT_TRUE(unknown.empty());
+  EXPECT_EQ(tracking.live_count(), 0u);
 }
 
 }  // namespace

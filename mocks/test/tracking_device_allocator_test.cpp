@@ -228,6 +228,57 @@ TEST(TrackingDeviceAllocatorTest, CopiesRoundTripAndCount) {
   EXPECT_FALSE(a.has_misuse());
 }
 
+TEST(TrackingDeviceAllocatorTest, CopyPastTheEndAtANonzeroOffsetIsMisuse) {
+  TrackingDeviceAllocator a;
+  void* p = must_allocate(a, 16, 2);
+  uint8_t* middle = static_cast<uint8_t*>(p) + 8;
+  const uint8_t in9[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  Error over = a.copy_host_to_device(middle, in9, 9, 2);
+  EXPECT_EQ(over.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(over.message(),
+            "TrackingDeviceAllocator::copy_host_to_device: copy_host_to_device of 9 B at offset "
+            "8 past the end of #1 cuda:2 16 B owner -");
+  EXPECT_EQ(peek_bytes(a, p, 16), std::vector<uint8_t>(16, 0xCD));
+  ASSERT_TRUE(a.copy_host_to_device(middle, in9, 8, 2).ok());
+  EXPECT_EQ(a.stats(2).host_to_device_copies, 1u);
+  EXPECT_EQ(a.stats(2).host_to_device_bytes, 8u);
+  std::vector<MisuseRecord> misuse = a.misuse();
+  ASSERT_EQ(misuse.size(), 1u);
+  EXPECT_EQ(misuse[0].kind, MisuseKind::CopyOutOfBounds);
+  EXPECT_EQ(misuse[0].device, Device::cuda(2));
+  a.deallocate(p, 2);
+}
+
+TEST(TrackingDeviceAllocatorTest, FreeOfTheLastInteriorByteAndOfTheByteAfterTheBlock) {
+  TrackingDeviceAllocator a;
+  void* p = must_allocate(a, 48);
+  uint8_t* last = static_cast<uint8_t*>(p) + 47;
+  uint8_t* after = static_cast<uint8_t*>(p) + 48;
+  a.deallocate(last, 0);
+  a.deallocate(after, 0);
+  std::vector<MisuseRecord> misuse = a.misuse();
+  ASSERT_EQ(misuse.size(), 2u);
+  EXPECT_EQ(misuse[0].kind, MisuseKind::UnknownPointer);
+  EXPECT_EQ(misuse[0].allocation_seq, 1u);
+  EXPECT_EQ(misuse[0].message,
+            "free of interior pointer " + hex(last) + " (offset 47) of #1 cuda:0 48 B owner -");
+  EXPECT_EQ(misuse[1].kind, MisuseKind::UnknownPointer);
+  EXPECT_EQ(misuse[1].allocation_seq, 0u);
+  EXPECT_EQ(misuse[1].message, "free of unknown pointer " + hex(after) + " on cuda:0");
+  EXPECT_EQ(a.live_count(), 1u);
+
+  uint8_t host[1] = {5};
+  Error copy = a.copy_host_to_device(after, host, 1, 0);
+  EXPECT_EQ(copy.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(copy.message(),
+            "TrackingDeviceAllocator::copy_host_to_device: copy_host_to_device of 1 B to unknown "
+            "pointer " +
+                hex(after) + " on cuda:0");
+  EXPECT_TRUE(a.copy_host_to_device(last, host, 1, 0).ok());
+  a.deallocate(p, 0);
+  EXPECT_EQ(a.misuse().size(), 3u);
+}
+
 TEST(TrackingDeviceAllocatorTest, NullHostPointersAreInvalidArgumentsNotMisuse) {
   TrackingDeviceAllocator a;
   void* p = must_allocate(a, 16);
@@ -576,6 +627,23 @@ TEST(TrackingDeviceAllocatorTest, FailAllocationsOnFailsOneDevice) {
     a.deallocate(p, i);
   }
   EXPECT_FALSE(a.has_leaks());
+  EXPECT_FALSE(a.has_misuse());
+}
+
+TEST(TrackingDeviceAllocatorTest, FailedDeviceFaultNamesTheCallNumberAndTheDevice) {
+  TrackingDeviceAllocator a;
+  void* first = must_allocate(a, 8, 0);  // call #1
+  ASSERT_TRUE(a.fail_allocations_on(3).ok());
+  Result<void*> on3 = a.allocate(8, 3);  // call #2 on cuda:3
+  ASSERT_FALSE(on3.ok());
+  EXPECT_EQ(on3.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(on3.error().message(),
+            "TrackingDeviceAllocator::allocate: injected fault: allocation #2 of 8 bytes on "
+            "cuda:3 fails (fail_allocations_on cuda:3)");
+  std::vector<FailedAllocation> failed = a.failed_allocations();
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].seq, 2u);
+  a.deallocate(first, 0);
   EXPECT_FALSE(a.has_misuse());
 }
 
@@ -1071,6 +1139,90 @@ TEST(TrackingDeviceAllocatorWindowTest, ReleasedBlocksAreRememberedInABoundedWin
   ASSERT_EQ(a.misuse().size(), 1u);
   EXPECT_EQ(a.misuse()[0].kind, MisuseKind::DoubleFree);
   EXPECT_FALSE(a.has_leaks());
+}
+
+TEST(TrackingDeviceAllocatorWindowTest, TheOldestReleaseFallsOutOfTheWindowTheNextStaysKnown) {
+  ASSERT_EQ(TrackingDeviceAllocator::kRememberedReleases, 4096u);
+  TrackingDeviceAllocator a;
+  a.set_quarantine_limits(0, 0);  // every free releases at once
+  // All blocks stay allocated until freed, so no address is handed out twice.
+  std::vector<void*> blocks;
+  for (size_t i = 0; i < TrackingDeviceAllocator::kRememberedReleases + 2; ++i) {
+    blocks.push_back(must_allocate(a, 16));
+  }
+  // kRememberedReleases + 1 releases: the first one falls out of the window.
+  for (size_t i = 0; i <= TrackingDeviceAllocator::kRememberedReleases; ++i) {
+    a.deallocate(blocks[i], 0);
+  }
+  ASSERT_FALSE(a.has_misuse()) << a.misuse_report();
+  a.deallocate(blocks[0], 0);
+  a.deallocate(blocks[1], 0);
+  std::vector<MisuseRecord> misuse = a.misuse();
+  ASSERT_EQ(misuse.size(), 2u);
+  EXPECT_EQ(misuse[0].kind, MisuseKind::UnknownPointer);
+  EXPECT_EQ(misuse[0].message, "free of unknown pointer " + hex(blocks[0]) + " on cuda:0");
+  EXPECT_EQ(misuse[1].kind, MisuseKind::DoubleFree);
+  EXPECT_EQ(misuse[1].allocation_seq, 2u);
+  EXPECT_EQ(misuse[1].message, "double free of #2 cuda:0 16 B owner -");
+  a.deallocate(blocks.back(), 0);
+  EXPECT_FALSE(a.has_leaks());
+}
+
+TEST(TrackingDeviceAllocatorQuarantineTest, BlockOfExactlyTheByteLimitIsKeptOneByteMoreIsNot) {
+  TrackingDeviceAllocator a;
+  a.set_quarantine_limits(250, 10);
+  void* fits = must_allocate(a, 250);
+  void* too_big = must_allocate(a, 251);
+  a.deallocate(fits, 0);
+  a.deallocate(too_big, 0);
+  EXPECT_TRUE(a.is_quarantined(fits));
+  EXPECT_FALSE(a.is_quarantined(too_big));
+  // Released at once, it is still remembered as freed.
+  a.deallocate(too_big, 0);
+  ASSERT_EQ(a.misuse().size(), 1u);
+  EXPECT_EQ(a.misuse()[0].message, "double free of #2 cuda:0 251 B owner -");
+}
+
+TEST(TrackingDeviceAllocatorQuarantineTest, ZeroBlockLimitKeepsNothingWhateverTheBytes) {
+  TrackingDeviceAllocator a;
+  a.set_quarantine_limits(1000, 0);
+  void* p = must_allocate(a, 16);
+  a.deallocate(p, 0);
+  EXPECT_FALSE(a.is_quarantined(p));
+  a.deallocate(p, 0);
+  std::vector<MisuseRecord> misuse = a.misuse();
+  ASSERT_EQ(misuse.size(), 1u);
+  EXPECT_EQ(misuse[0].kind, MisuseKind::DoubleFree);
+  EXPECT_EQ(misuse[0].message, "double free of #1 cuda:0 16 B owner -");
+}
+
+TEST(TrackingDeviceAllocatorQuarantineTest, DefaultBlockLimitKeepsThe1024MostRecent) {
+  ASSERT_EQ(TrackingDeviceAllocator::kDefaultQuarantineBlocks, 1024u);
+  TrackingDeviceAllocator a;
+  a.set_fill_patterns(false);
+  std::vector<void*> blocks;
+  for (size_t i = 0; i < TrackingDeviceAllocator::kDefaultQuarantineBlocks + 1; ++i) {
+    blocks.push_back(must_allocate(a, 1));
+  }
+  for (void* b : blocks) a.deallocate(b, 0);
+  EXPECT_FALSE(a.is_quarantined(blocks[0]));
+  EXPECT_TRUE(a.is_quarantined(blocks[1]));
+  EXPECT_TRUE(a.is_quarantined(blocks.back()));
+  EXPECT_FALSE(a.has_misuse());
+}
+
+TEST(TrackingDeviceAllocatorQuarantineTest, DefaultByteLimitKeepsA64MiBBlockNotOneByteMore) {
+  ASSERT_EQ(TrackingDeviceAllocator::kDefaultQuarantineBytes, size_t{67108864});
+  TrackingDeviceAllocator a;
+  a.set_fill_patterns(false);
+  void* at_limit = must_allocate(a, 67108864);
+  a.deallocate(at_limit, 0);
+  EXPECT_TRUE(a.is_quarantined(at_limit));
+  void* over_limit = must_allocate(a, 67108865);
+  a.deallocate(over_limit, 0);
+  EXPECT_FALSE(a.is_quarantined(over_limit));
+  EXPECT_TRUE(a.is_quarantined(at_limit));
+  EXPECT_FALSE(a.has_misuse());
 }
 
 }  // namespace

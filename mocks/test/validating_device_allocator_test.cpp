@@ -52,5 +52,21 @@ TEST(ValidatingDeviceAllocatorTest, RestrictsTheDeviceSet) {
   EXPECT_TRUE(devices.is_device_available(127));
 }
 
+TEST(ValidatingDeviceAllocatorTest, DeviceCountOf128IsAcceptedAndReachesIndex127) {
+  HostBackedDeviceAllocator host;
+  ValidatingDeviceAllocator devices(&host, "Sim");
+  ASSERT_TRUE(devices.set_device_count(1).ok());
+  ASSERT_TRUE(devices.set_device_count(128).ok());
+  EXPECT_TRUE(devices.is_device_available(127));
+  Result<void*> last = devices.allocate(8, 127);
+  ASSERT_TRUE(last.ok()) << last.error();
+  devices.deallocate(*last, 127);
+  Error negative = devices.set_device_count(-1);
+  EXPECT_EQ(negative.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(negative.message(),
+            "Sim::set_device_count: -1 devices requested; the count must be from 0 to 128");
+  EXPECT_TRUE(devices.is_device_available(127));  // unchanged
+}
+
 }  // namespace
 }  // namespace devplan

@@ -361,6 +361,14 @@ Error Method::set_input(size_t i, const EValue& input) {
                    name + " is a runtime-bound " + dst.describe() +
                        ": it takes the caller's memory on that device, given " + src.describe());
     }
+    // The method uses dst.nbytes of that memory: a caller tensor of another byte count (the
+    // same shape and dtype, but not the memory they need) is refused, as a host input is.
+    if (src.nbytes != dst.nbytes) {
+      return Error(ErrorCode::InvalidArgument, name + " is a runtime-bound " + dst.describe() +
+                                                   " of " + std::to_string(dst.nbytes) +
+                                                   " bytes, given one of " +
+                                                   std::to_string(src.nbytes) + " bytes");
+    }
     dst.data = src.data;
     unbound_[plan_.inputs[i]] = src.data == nullptr && dst.nbytes > 0;
     return Error::success();

@@ -60,6 +60,20 @@ TEST(DeviceAllocatorRegistryTest, UnregisterOnlyTheRegisteredOne) {
   EXPECT_EQ(registry.get(DeviceType::CUDA), &b);
 }
 
+TEST(DeviceAllocatorRegistryTest, UnregisterNullOrUnknownTypeIsAnErrorAndKeepsTheSlot) {
+  DeviceAllocatorRegistry registry;
+  CountingAllocator cuda;
+  ASSERT_TRUE(registry.register_allocator(&cuda).ok());
+  Error null = registry.unregister_allocator(nullptr);
+  EXPECT_EQ(null.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(null.message(), "cannot unregister a null device allocator");
+  CountingAllocator odd(static_cast<DeviceType>(9));
+  Error unknown = registry.unregister_allocator(&odd);
+  EXPECT_EQ(unknown.code(), ErrorCode::NotFound);
+  EXPECT_EQ(unknown.message(), "no slot for device type unknown(9)");
+  EXPECT_EQ(registry.get(DeviceType::CUDA), &cuda);
+}
+
 TEST(DeviceAllocatorRegistryTest, ScopedRegistrationRestoresPrevious) {
   DeviceAllocatorRegistry registry;
   CountingAllocator outer, inner, innermost;

@@ -118,6 +118,41 @@ TEST_F(DeviceMemoryBufferTest, AllocatorFailureIsReturnedWithTheDevice) {
   EXPECT_EQ(cuda_.deallocate_calls, 0);
 }
 
+TEST_F(DeviceMemoryBufferTest, PassesTheRequestedAlignmentToTheAllocator) {
+  Result<DeviceMemoryBuffer> r =
+      DeviceMemoryBuffer::create(48, DeviceType::CUDA, 1, 256, registry_);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(cuda_.last_alignment, 256u);
+  EXPECT_EQ(cuda_.last_index, 1);
+  EXPECT_TRUE(is_aligned(r->data(), 256));
+  EXPECT_EQ(r->device(), Device::cuda(1));
+}
+
+// An allocator that reports success without memory.
+class NullAllocator : public CountingAllocator {
+ public:
+  Result<void*> allocate(size_t, DeviceIndex index, size_t alignment) override {
+    ++allocate_calls;
+    last_index = index;
+    last_alignment = alignment;
+    return static_cast<void*>(nullptr);
+  }
+};
+
+TEST(DeviceMemoryBufferNullTest, AllocatorReturningNullIsMemoryAllocationFailed) {
+  DeviceAllocatorRegistry registry;
+  NullAllocator cuda;
+  ASSERT_TRUE(registry.register_allocator(&cuda).ok());
+  Result<DeviceMemoryBuffer> r =
+      DeviceMemoryBuffer::create(48, DeviceType::CUDA, 2, kDefaultAlignment, registry);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(r.error().message(), "allocator returned null for 48 bytes on cuda:2");
+  EXPECT_EQ(cuda.allocate_calls, 1);
+  EXPECT_EQ(cuda.last_index, 2);
+  EXPECT_EQ(cuda.deallocate_calls, 0);
+}
+
 TEST_F(DeviceMemoryBufferTest, ZeroBytesMakesNoAllocatorCall) {
   {
     DeviceMemoryBuffer buf = make(0, 1);

@@ -50,6 +50,22 @@ TEST_F(HierarchicalAllocatorTest, RangeErrors) {
   EXPECT_EQ(missing.error().message(), "planned buffer 2 does not exist (2 buffers)");
 }
 
+TEST_F(HierarchicalAllocatorTest, RangeEndingAtTheBufferEndFitsOneByteMoreDoesNot) {
+  HierarchicalAllocator a = make();
+  EXPECT_EQ(*a.get_offset_address(1, 32, 16), device_.data() + 32);
+  EXPECT_EQ(*a.get_offset_address(1, 0, 48), device_.data());
+  Result<void*> past_end = a.get_offset_address(1, 32, 17);
+  ASSERT_FALSE(past_end.ok());
+  EXPECT_EQ(past_end.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(past_end.error().message(),
+            "bytes [32, 32+17) do not fit in planned buffer 1 of 48 bytes on cuda:0");
+  Result<void*> too_long = a.get_offset_address(1, 0, 49);
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_EQ(too_long.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(too_long.error().message(),
+            "bytes [0, 0+49) do not fit in planned buffer 1 of 48 bytes on cuda:0");
+}
+
 TEST_F(HierarchicalAllocatorTest, OverflowIsAnErrorNotAWrap) {
   HierarchicalAllocator a = make();
   EXPECT_EQ(a.get_offset_address(0, UINT64_MAX, 2).code(), ErrorCode::InvalidArgument);
@@ -68,6 +84,24 @@ TEST(HierarchicalAllocatorCreateTest, NullNonEmptySpanIsAnError) {
   auto r = HierarchicalAllocator::create({Span<uint8_t>(nullptr, 4)}, {Device::cuda(0)});
   EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(r.error().message(), "planned buffer 0 has 4 bytes but no memory");
+}
+
+TEST(HierarchicalAllocatorCreateTest, NullNonEmptySpanAfterAGoodOneNamesItsIndex) {
+  std::vector<uint8_t> host(8);
+  auto r = HierarchicalAllocator::create({Span<uint8_t>(host), Span<uint8_t>(nullptr, 4)},
+                                         {Device::cpu(), Device::cuda(1)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(r.error().message(), "planned buffer 1 has 4 bytes but no memory");
+}
+
+TEST(HierarchicalAllocatorCreateTest, MoreBuffersThanDevicesIsAnError) {
+  std::vector<uint8_t> host(8), dev(8);
+  auto r =
+      HierarchicalAllocator::create({Span<uint8_t>(host), Span<uint8_t>(dev)}, {Device::cpu()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(r.error().message(), "planned memory has 2 buffers but 1 devices");
 }
 
 TEST(HierarchicalAllocatorCreateTest, EmptySpansAreAllowed) {
@@ -93,6 +127,32 @@ TEST(MemoryAllocatorTest, BumpsWithAlignmentAndFailsWhenFull) {
   EXPECT_EQ(m.allocate(8, 3).code(), ErrorCode::InvalidArgument);
   m.reset();
   EXPECT_EQ(*m.allocate(64, 1), arena);
+}
+
+TEST(MemoryAllocatorTest, AlignedAllocationEndingAtTheArenaEndFitsThenNothingMore) {
+  alignas(64) uint8_t arena[64];
+  MemoryAllocator m(Span<uint8_t>(arena, sizeof(arena)));
+  ASSERT_TRUE(m.allocate(1, 1).ok());
+  Result<void*> last = m.allocate(48, 16);  // starts at 16, ends at exactly 64
+  ASSERT_TRUE(last.ok()) << last.error();
+  EXPECT_EQ(*last, arena + 16);
+  EXPECT_EQ(m.used(), 64u);
+  Result<void*> full = m.allocate(1, 1);
+  ASSERT_FALSE(full.ok());
+  EXPECT_EQ(full.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(full.error().message(), "arena of 64 bytes has no room for 1 more (64 used)");
+}
+
+TEST(MemoryAllocatorTest, AlignmentPaddingCountsAgainstTheArena) {
+  alignas(64) uint8_t arena[64];
+  MemoryAllocator m(Span<uint8_t>(arena, sizeof(arena)));
+  ASSERT_TRUE(m.allocate(1, 1).ok());
+  // 49 bytes would fit after the first byte (63 left), not after aligning to 16 (48 left).
+  Result<void*> over = m.allocate(49, 16);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(over.error().message(), "arena of 64 bytes has no room for 49 more (1 used)");
+  EXPECT_EQ(m.used(), 1u);
 }
 
 TEST(MemoryManagerTest, ExposesPerBufferDevices) {

@@ -277,6 +277,89 @@ TEST_F(CudaAllocatorTest, MemoryBreakingCudasAlignmentGuaranteeIsFreedAndInterna
   EXPECT_EQ(fake_.current_device(), 0);
 }
 
+TEST_F(CudaAllocatorTest, FirstAlignmentAbove256PadsByTheDifference) {
+  fake_.malloc_offset = 256;  // base = 4096k + 256: the padding of 256 is all used
+  Result<void*> p = allocator_.allocate(100, 1, 512);
+  ASSERT_TRUE(p.ok()) << p.error();
+  EXPECT_EQ(fake_.calls()[3], "malloc(356) on cuda:1");  // 100 + 512 - 256
+  EXPECT_TRUE(is_aligned(*p, 512));
+  EXPECT_EQ(static_cast<const char*>(*p) - static_cast<const char*>(fake_.block_of(*p)), 256);
+  EXPECT_EQ(allocator_.outstanding_over_aligned(), 1u);
+  allocator_.deallocate(*p, 1);
+  EXPECT_EQ(fake_.live_allocations(), 0u);
+  EXPECT_EQ(allocator_.outstanding_over_aligned(), 0u);
+}
+
+TEST_F(CudaAllocatorTest, MemoryBreakingTheGuaranteeUnderAnAlignmentAbove256IsInternal) {
+  fake_.malloc_offset = 8;  // base = 4096k + 8: reaching 512 needs 504 bytes, 256 were added
+  Result<void*> p = allocator_.allocate(64, 2, 512);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.code(), ErrorCode::Internal);
+  EXPECT_EQ(p.error().message(),
+            "CudaAllocator::allocate: cudaMalloc on cuda:2 returned memory that cannot hold 64 "
+            "bytes aligned to 512 (expected 256-byte alignment)");
+  EXPECT_EQ(fake_.live_allocations(), 0u);
+  EXPECT_EQ(allocator_.outstanding_over_aligned(), 0u);
+  EXPECT_EQ(fake_.current_device(), 0);
+}
+
+TEST(CudaAllocatorCapacityTest, PaddingCountsAgainstTheDeviceCapacityAndIsNamed) {
+  FakeCudaRuntime fake(4, 1024);
+  fake.malloc_offset = 256;
+  CudaAllocator allocator(fake);
+  Result<void*> fits = allocator.allocate(768, 1, 512);  // 768 + 256 = exactly 1024
+  ASSERT_TRUE(fits.ok()) << fits.error();
+  EXPECT_EQ(fake.live_bytes(1), 1024u);
+  allocator.deallocate(*fits, 1);
+  EXPECT_EQ(fake.live_allocations(), 0u);
+
+  Result<void*> over = allocator.allocate(769, 1, 512);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(over.error().message(),
+            "CudaAllocator::allocate: cudaMalloc of 1025 bytes (769 bytes aligned to 512) on "
+            "cuda:1 failed: out of memory (CUDA error 2)");
+  EXPECT_EQ(fake.live_allocations(), 0u);
+  EXPECT_EQ(fake.current_device(), 0);
+}
+
+TEST(CudaAllocatorCapacityTest, WithoutPaddingTheMessageGivesOnlyTheRequest) {
+  FakeCudaRuntime fake(4, 1024);
+  CudaAllocator allocator(fake);
+  Result<void*> full = allocator.allocate(1024, 2);
+  ASSERT_TRUE(full.ok()) << full.error();
+  Result<void*> one_more = allocator.allocate(1, 2);
+  ASSERT_FALSE(one_more.ok());
+  EXPECT_EQ(one_more.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(one_more.error().message(),
+            "CudaAllocator::allocate: cudaMalloc of 1 bytes on cuda:2 failed: out of memory "
+            "(CUDA error 2)");
+  allocator.deallocate(*full, 2);
+  EXPECT_EQ(fake.live_allocations(), 0u);
+}
+
+TEST_F(CudaAllocatorTest, PaddingOverflowBoundaryIsTheLastSizeThatFitsSizeT) {
+  // SIZE_MAX - 3840 plus the padding of 4096 - 256 is exactly SIZE_MAX: it passes the check
+  // and cudaMalloc is asked for it (and fails).
+  const size_t largest = SIZE_MAX - 3840;
+  Result<void*> passes = allocator_.allocate(largest, 0, 4096);
+  ASSERT_FALSE(passes.ok());
+  EXPECT_EQ(passes.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(passes.error().message(),
+            "CudaAllocator::allocate: cudaMalloc of 18446744073709551615 bytes "
+            "(18446744073709547775 bytes aligned to 4096) on cuda:0 failed: out of memory (CUDA "
+            "error 2)");
+
+  fake_.clear_calls();
+  Result<void*> overflows = allocator_.allocate(largest + 1, 0, 4096);
+  ASSERT_FALSE(overflows.ok());
+  EXPECT_EQ(overflows.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(overflows.error().message(),
+            "CudaAllocator::allocate: 18446744073709547776 bytes on cuda:0 aligned to 4096 "
+            "overflows size_t");
+  EXPECT_TRUE(fake_.calls().empty());
+}
+
 // ---- zero bytes ----
 
 TEST_F(CudaAllocatorTest, ZeroBytesReturnsNullAfterCheckingTheRequest) {
@@ -344,6 +427,63 @@ TEST_F(CudaAllocatorTest, NullPointersWithBytesAreInvalidArgument) {
   EXPECT_EQ(from_device.message(),
             "CudaAllocator::copy_device_to_host: null source for 16 bytes on cuda:1");
   EXPECT_TRUE(fake_.calls().empty());
+}
+
+TEST_F(CudaAllocatorTest, CopyOneBytePastTheBlockIsRefusedByTheRuntime) {
+  Result<void*> p = allocator_.allocate(16, 1);
+  ASSERT_TRUE(p.ok()) << p.error();
+  uint8_t host[17] = {};
+  ASSERT_TRUE(allocator_.copy_host_to_device(*p, host, 16, 1).ok());
+  Error to_device = allocator_.copy_host_to_device(*p, host, 17, 1);
+  EXPECT_EQ(to_device.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(to_device.message(),
+            "CudaAllocator::copy_host_to_device: cudaMemcpy host to device of 17 bytes on "
+            "cuda:1 failed: invalid argument (CUDA error 1)");
+  EXPECT_EQ(fake_.current_device(), 0);
+
+  ASSERT_TRUE(allocator_.copy_device_to_host(host, *p, 16, 1).ok());
+  Error to_host = allocator_.copy_device_to_host(host, *p, 17, 1);
+  EXPECT_EQ(to_host.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(to_host.message(),
+            "CudaAllocator::copy_device_to_host: cudaMemcpy device to host of 17 bytes on "
+            "cuda:1 failed: invalid argument (CUDA error 1)");
+  EXPECT_EQ(fake_.current_device(), 0);
+  allocator_.deallocate(*p, 1);
+}
+
+TEST_F(CudaAllocatorTest, CopyFromAnInteriorPointerFitsOnlyTheRestOfTheBlock) {
+  Result<void*> p = allocator_.allocate(16, 1);
+  ASSERT_TRUE(p.ok()) << p.error();
+  uint8_t* interior = static_cast<uint8_t*>(*p) + 1;
+  uint8_t host[16] = {};
+  EXPECT_TRUE(allocator_.copy_host_to_device(interior, host, 15, 1).ok());
+  Error to_device = allocator_.copy_host_to_device(interior, host, 16, 1);
+  EXPECT_EQ(to_device.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(to_device.message(),
+            "CudaAllocator::copy_host_to_device: cudaMemcpy host to device of 16 bytes on "
+            "cuda:1 failed: invalid argument (CUDA error 1)");
+  EXPECT_TRUE(allocator_.copy_device_to_host(host, interior, 15, 1).ok());
+  Error to_host = allocator_.copy_device_to_host(host, interior, 16, 1);
+  EXPECT_EQ(to_host.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(to_host.message(),
+            "CudaAllocator::copy_device_to_host: cudaMemcpy device to host of 16 bytes on "
+            "cuda:1 failed: invalid argument (CUDA error 1)");
+  EXPECT_EQ(fake_.current_device(), 0);
+  allocator_.deallocate(*p, 1);
+}
+
+TEST_F(CudaAllocatorTest, NullHostSideOfACopyIsInvalidArgument) {
+  Result<void*> p = allocator_.allocate(16, 1);
+  ASSERT_TRUE(p.ok()) << p.error();
+  Error to_device = allocator_.copy_host_to_device(*p, nullptr, 16, 1);
+  EXPECT_EQ(to_device.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(to_device.message(),
+            "CudaAllocator::copy_host_to_device: null source for 16 bytes on cuda:1");
+  Error to_host = allocator_.copy_device_to_host(nullptr, *p, 16, 1);
+  EXPECT_EQ(to_host.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(to_host.message(),
+            "CudaAllocator::copy_device_to_host: null destination for 16 bytes on cuda:1");
+  allocator_.deallocate(*p, 1);
 }
 
 TEST_F(CudaAllocatorTest, CopyToABadDeviceCopiesNothing) {
@@ -439,6 +579,41 @@ TEST_F(CudaAllocatorTest, DeallocateWithABadIndexRecordsTheMisuseAndStillFrees) 
   EXPECT_EQ(allocator_.last_deallocation_error().message(),
             "CudaAllocator::deallocate: invalid device cuda:-1: a CUDA device index is never "
             "negative");
+}
+
+TEST_F(CudaAllocatorTest, DeallocateOnAnIndexPastTheDeviceCountRecordsItAndStillFrees) {
+  Result<void*> p = allocator_.allocate(32, 1);
+  ASSERT_TRUE(p.ok()) << p.error();
+  allocator_.deallocate(*p, 4);
+  EXPECT_EQ(fake_.live_allocations(), 0u);
+  EXPECT_EQ(allocator_.deallocation_errors(), 1u);
+  EXPECT_EQ(allocator_.last_deallocation_error().code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(allocator_.last_deallocation_error().message(),
+            "CudaAllocator::deallocate: invalid device cuda:4: 4 CUDA devices are visible "
+            "(cuda:0 to cuda:3)");
+  EXPECT_EQ(fake_.current_device(), 0);
+}
+
+// A runtime whose cudaMalloc succeeds without memory.
+class NullMallocRuntime : public FakeCudaRuntime {
+ public:
+  using FakeCudaRuntime::FakeCudaRuntime;
+  int malloc(void** ptr, size_t) override {
+    *ptr = nullptr;
+    return kCudaSuccess;
+  }
+};
+
+TEST(CudaAllocatorNullMallocTest, NullFromASuccessfulMallocIsMemoryAllocationFailed) {
+  NullMallocRuntime fake(4);
+  CudaAllocator allocator(fake);
+  Result<void*> p = allocator.allocate(64, 1);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(p.error().message(),
+            "CudaAllocator::allocate: cudaMalloc returned null for 64 bytes on cuda:1");
+  EXPECT_EQ(fake.current_device(), 0);
+  EXPECT_EQ(allocator.outstanding_over_aligned(), 0u);
 }
 
 TEST_F(CudaAllocatorTest, FailingFreeIsRecordedAndTheDeviceRestored) {

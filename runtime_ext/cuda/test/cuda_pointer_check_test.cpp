@@ -35,6 +35,16 @@ TEST_F(PointerCheckTest, AnotherDevicesMemoryIsRejectedNamingBoth) {
   EXPECT_EQ(fake_.free(p), kCudaSuccess);
 }
 
+// Memory of a higher device index than the one asked for is refused too (the check is
+// equality, not an ordering).
+TEST_F(PointerCheckTest, AHigherDevicesMemoryIsRejected) {
+  void* p = allocate_on(1, 64);
+  Error error = check_cuda_device_pointer(fake_, p, 0, "input a");
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error.message(), "input a is not memory on cuda:0: it is device memory on cuda:1");
+  EXPECT_EQ(fake_.free(p), kCudaSuccess);
+}
+
 TEST_F(PointerCheckTest, HostMemoryAndNullAreRejected) {
   int host = 0;
   Error error = check_cuda_device_pointer(fake_, &host, 0, "input b");

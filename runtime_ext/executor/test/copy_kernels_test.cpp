@@ -124,5 +124,54 @@ TEST_F(CopyKernelsTest, FailingCopyIsReturned) {
   EXPECT_EQ(tracking().stats(0).host_to_device_copies, 0u);
 }
 
+TEST_F(CopyKernelsTest, ArgumentCountIsTwoOrThree) {
+  HostTensor<float> host({2}, {1, 2}), back({2}, {0, 0});
+  EValue dev = device_tensor({2}, 2);
+  KernelContext c = ctx("et_copy::_h2d_copy.out");
+  EValue* two[] = {&host.value, &dev};
+  Error e = h2d_copy_kernel(c, Span<EValue*>(two, 2));
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_EQ(tracking().stats(0).host_to_device_copies, 1u);
+  EValue* four[] = {&host.value, &dev, &dev, &dev};
+  e = h2d_copy_kernel(c, Span<EValue*>(four, 4));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "et_copy::_h2d_copy.out: expected 3 arguments, got 4");
+  EValue* one[] = {&host.value};
+  e = h2d_copy_kernel(c, Span<EValue*>(one, 1));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "et_copy::_h2d_copy.out: expected 3 arguments, got 1");
+  EXPECT_EQ(tracking().stats(0).host_to_device_copies, 1u);
+  ASSERT_TRUE(d2h(dev, back.value).ok());
+  EXPECT_EQ(back.data, (std::vector<float>{1, 2}));
+}
+
+TEST_F(CopyKernelsTest, DeviceToHostNeedsItsSelfOnADevice) {
+  HostTensor<float> host({2}, {1, 2}), host2({2}, {0, 0});
+  Error e = d2h(host.value, host2.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "et_copy::_d2h_copy.out: value 4: self must be on a device, found cpu:0");
+  EXPECT_EQ(host2.data, (std::vector<float>{0, 0}));
+}
+
+// A returned value that is its own EValue receives the out tensor, in both directions.
+TEST_F(CopyKernelsTest, ADistinctReturnedValueReceivesTheOutTensor) {
+  HostTensor<float> host({2}, {5, 6}), back({2}, {0, 0});
+  EValue dev = device_tensor({2}, 2, 1);
+  EValue returned;
+  KernelContext c = ctx("et_copy::_h2d_copy.out");
+  EValue* to_device[] = {&host.value, &dev, &returned};
+  ASSERT_TRUE(h2d_copy_kernel(c, Span<EValue*>(to_device, 3)).ok());
+  ASSERT_TRUE(returned.is_tensor());
+  EXPECT_EQ(returned.tensor.data, dev.tensor.data);
+  EXPECT_EQ(returned.tensor.device, Device::cuda(1));
+  EValue returned_back;
+  KernelContext cb = ctx("et_copy::_d2h_copy.out");
+  EValue* to_host[] = {&dev, &back.value, &returned_back};
+  ASSERT_TRUE(d2h_copy_kernel(cb, Span<EValue*>(to_host, 3)).ok());
+  EXPECT_EQ(back.data, (std::vector<float>{5, 6}));
+  ASSERT_TRUE(returned_back.is_tensor());
+  EXPECT_EQ(returned_back.tensor.data, back.value.tensor.data);
+}
+
 }  // namespace
 }  // namespace devplan

@@ -152,5 +152,81 @@ TEST(ElementwiseAlphaTest, IntegerAlphaIsExactAndHugeDoubleAlphaIsRefused) {
   EXPECT_EQ(e.message(), "aten::add.out: value 2: alpha must be integral for integer tensors");
 }
 
+TEST_F(ElementwiseKernelsTest, ArgumentCountBoundsWithAndWithoutTheReturnedValue) {
+  HostTensor<float> a({2}, {1, 2}), b({2}, {3, 4}), out({2}, {0, 0});
+  // mul: self, other, out (3) or with the returned value (4); 5 is one too many.
+  KernelContext c = ctx("aten::mul.out");
+  EValue* three[] = {&a.value, &b.value, &out.value};
+  Error e = mul_out_kernel(c, Span<EValue*>(three, 3));
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_EQ(out.data, (std::vector<float>{3, 8}));
+  EValue* five[] = {&a.value, &b.value, &out.value, &out.value, &out.value};
+  e = mul_out_kernel(c, Span<EValue*>(five, 5));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "aten::mul.out: expected 4 arguments, got 5");
+  // add: self, other, alpha, out (4) or with the returned value (5); 6 is one too many.
+  KernelContext ca = ctx("aten::add.out");
+  EValue alpha = EValue::from_int(2);
+  EValue* four[] = {&a.value, &b.value, &alpha, &out.value};
+  e = add_out_kernel(ca, Span<EValue*>(four, 4));
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_EQ(out.data, (std::vector<float>{7, 10}));
+  EValue* six[] = {&a.value, &b.value, &alpha, &out.value, &out.value, &out.value};
+  e = add_out_kernel(ca, Span<EValue*>(six, 6));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "aten::add.out: expected 5 arguments, got 6");
+}
+
+TEST_F(ElementwiseKernelsTest, OutNeedsEveryByteOfItsShape) {
+  HostTensor<float> a({2}, {1, 2}), b({2}, {3, 4}), out({2}, {0, 0});
+  out.value.tensor.nbytes = 4;  // float32[2] needs 8
+  Error e = mul(a.value, b.value, out.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "aten::mul.out: value 12: tensor has no memory for its shape");
+  EXPECT_EQ(out.data, (std::vector<float>{0, 0}));
+  out.value.tensor.nbytes = 8;
+  e = mul(a.value, b.value, out.value);
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_EQ(out.data, (std::vector<float>{3, 8}));
+}
+
+// A Double alpha for integer tensors: any whole number in int64's range, negative ones too;
+// -2^63 is the lowest accepted, 2^63 the first refused.
+TEST_F(ElementwiseKernelsTest, WholeDoubleAlphaForIntegersSpansInt64sRange) {
+  HostTensor<int64_t> a({2}, {10, -10}), b({2}, {3, 4}), out({2}, {0, 0});
+  EValue minus_two = EValue::from_double(-2.0);
+  ASSERT_TRUE(add(a.value, b.value, minus_two, out.value).ok());
+  EXPECT_EQ(out.data, (std::vector<int64_t>{4, -18}));
+  HostTensor<int64_t> zero({1}, {0}), one({1}, {1}), o({1}, {0});
+  EValue lowest = EValue::from_double(-9223372036854775808.0);
+  ASSERT_TRUE(add(zero.value, one.value, lowest, o.value).ok());
+  EXPECT_EQ(o.data[0], INT64_MIN);
+  EValue past = EValue::from_double(9223372036854775808.0);
+  const Error e = add(zero.value, one.value, past, o.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "aten::add.out: value 12: alpha must be integral for integer tensors");
+}
+
+// With the returned value as its own EValue (not the out argument itself), the kernels copy
+// the result into it.
+TEST_F(ElementwiseKernelsTest, ADistinctReturnedValueReceivesTheResult) {
+  HostTensor<float> a({2}, {1, 2}), b({2}, {3, 4}), out({2}, {0, 0});
+  EValue returned;
+  KernelContext c = ctx("aten::mul.out");
+  EValue* mul_args[] = {&a.value, &b.value, &out.value, &returned};
+  ASSERT_TRUE(mul_out_kernel(c, Span<EValue*>(mul_args, 4)).ok());
+  ASSERT_TRUE(returned.is_tensor());
+  EXPECT_EQ(returned.tensor.data, out.value.tensor.data);
+  EXPECT_EQ(returned.tensor.sizes, out.value.tensor.sizes);
+  EValue added;
+  EValue alpha = EValue::from_int(1);
+  KernelContext ca = ctx("aten::add.out");
+  EValue* add_args[] = {&a.value, &b.value, &alpha, &out.value, &added};
+  ASSERT_TRUE(add_out_kernel(ca, Span<EValue*>(add_args, 5)).ok());
+  EXPECT_EQ(out.data, (std::vector<float>{4, 6}));
+  ASSERT_TRUE(added.is_tensor());
+  EXPECT_EQ(added.tensor.data, out.value.tensor.data);
+}
+
 }  // namespace
 }  // namespace devplan

@@ -399,5 +399,534 @@ TEST_F(MethodTest, JumpOnNonBoolIsInvalidProgram) {
             "method 'forward': chain 0 instruction 0: jump condition value 0 is Int, not Bool");
 }
 
+// ---- boundary pairs ----------------------------------------------------------------------------
+
+// x (value 0) and y (value 1): runtime-bound int32[3] host tensors, 12 bytes each; y = x * x.
+MethodPlan runtime_bound_square_plan() {
+  MethodBuilder b("forward");
+  int32_t x = b.add_runtime_tensor(TensorSpec::of(ScalarType::Int, {3}));
+  int32_t y = b.add_runtime_tensor(TensorSpec::of(ScalarType::Int, {3}));
+  b.add_kernel_call("aten::mul", "out", {x, x, y, y});
+  b.set_inputs({x});
+  b.set_outputs({y});
+  return b.plan();
+}
+
+TEST_F(MethodTest, RuntimeBoundBytesUpToTheLimitLoadAndOneByteLessIsRefused) {
+  MethodPlan plan = runtime_bound_square_plan();
+  MethodRuntime runtime;
+  runtime.max_runtime_bound_bytes = 24;  // exactly x and y
+  Result<Method*> m = load(plan, runtime);
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<int32_t> in({3}, {2, 3, -4});
+  ASSERT_TRUE((*m)->set_input(0, in.value).ok());
+  ASSERT_TRUE((*m)->execute().ok());
+  int32_t out[3] = {};
+  ASSERT_TRUE((*m)->copy_output_to_host(0, out, sizeof(out)).ok());
+  EXPECT_EQ(std::vector<int32_t>(out, out + 3), (std::vector<int32_t>{4, 9, 16}));
+
+  // 23: x fits (12 of 23), y does not (12 more than the 11 left).
+  runtime.max_runtime_bound_bytes = 23;
+  m = load(plan, runtime);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(m.error().message(),
+            "method 'forward': value 1: 12 bytes for a runtime-bound tensor exceed the method's "
+            "limit of 23");
+  // 11: x alone does not fit.
+  runtime.max_runtime_bound_bytes = 11;
+  m = load(plan, runtime);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.code(), ErrorCode::MemoryAllocationFailed);
+  EXPECT_EQ(m.error().message(),
+            "method 'forward': value 0: 12 bytes for a runtime-bound tensor exceed the method's "
+            "limit of 11");
+}
+
+TEST_F(MethodTest, RuntimeBoundDeviceTensorsDoNotCountTowardsTheHostLimit) {
+  MethodBuilder b("forward");
+  int32_t x = b.add_runtime_tensor(TensorSpec::of(ScalarType::Int, {3}));
+  int32_t y = b.add_runtime_tensor(TensorSpec::of(ScalarType::Int, {3}));
+  int32_t d = b.add_runtime_tensor(kFloat4Cuda0);  // 16 bytes, the caller's device memory
+  b.set_inputs({x, d});
+  b.set_outputs({y});
+  MethodPlan plan = b.plan();
+  MethodRuntime runtime;
+  runtime.max_runtime_bound_bytes = 24;
+  Result<Method*> m = load(plan, runtime);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_TRUE((*m)->needs_caller_memory(2));
+  EXPECT_FALSE((*m)->needs_caller_memory(0));
+}
+
+TEST_F(MethodTest, PlannedTensorMustBeAlignedToItsElementSize) {
+  // Buffer 1 so that the buffer index differs from the value index.
+  auto plan_with = [](TensorSpec spec, uint64_t offset) {
+    MethodBuilder b("forward");
+    b.add_buffer(16);
+    uint32_t buf1 = b.add_buffer(16);
+    b.add_planned_tensor(spec, buf1, offset);
+    return b.plan();
+  };
+  MethodPlan misaligned = plan_with(TensorSpec::of(ScalarType::Float, {1}), 2);
+  Result<Method*> m = load(misaligned);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(m.error().message(),
+            "method 'forward': value 0: float32 tensor planned at offset 2 of buffer 1 is not "
+            "aligned to its element size 4");
+  MethodPlan aligned = plan_with(TensorSpec::of(ScalarType::Float, {1}), 4);
+  m = load(aligned);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ((*m)->value(0).tensor.data, memory_->get()->buffer(1).data() + 4);
+  // One-byte elements fit anywhere; a tensor without bytes is not read.
+  MethodPlan bytes = plan_with(TensorSpec::of(ScalarType::Byte, {1}), 1);
+  m = load(bytes);
+  EXPECT_TRUE(m.ok()) << m.error();
+  MethodPlan empty = plan_with(TensorSpec::of(ScalarType::Float, {0}), 2);
+  m = load(empty);
+  EXPECT_TRUE(m.ok()) << m.error();
+}
+
+// a, b, out: float32[2, 2] planned in one 48-byte buffer (values 0, 1, 2); alpha Int 1 (value 3);
+// slot None (value 4).
+struct FreeCallProgram {
+  MethodBuilder b{"forward"};
+  int32_t a, bb, out, alpha, slot;
+  FreeCallProgram() {
+    uint32_t buf = b.add_buffer(48);
+    a = b.add_planned_tensor(kFloat4, buf, 0);
+    bb = b.add_planned_tensor(kFloat4, buf, 16);
+    out = b.add_planned_tensor(kFloat4, buf, 32);
+    alpha = b.add_int(1);
+    slot = b.add_null();
+  }
+};
+
+TEST_F(MethodTest, UsingAFreedValueIsInvalidState) {
+  for (int freed : {0, 1}) {
+    FreeCallProgram p;
+    p.b.add_free(freed == 0 ? p.a : p.bb);
+    p.b.add_kernel_call("aten::add", "out", {p.a, p.bb, p.alpha, p.out, p.out});
+    MethodPlan plan = p.b.plan();
+    Result<Method*> m = load(plan);
+    ASSERT_TRUE(m.ok()) << m.error();
+    Error e = (*m)->execute();
+    EXPECT_EQ(e.code(), ErrorCode::InvalidState);
+    EXPECT_EQ(e.message(), "method 'forward': chain 0 instruction 1: value " +
+                               std::to_string(freed) +
+                               " is used after a FreeCall released its memory");
+    method_.reset();  // it borrows this iteration's plan
+  }
+}
+
+TEST_F(MethodTest, MovingAFreedValueCarriesItsFreedState) {
+  FreeCallProgram p;
+  p.b.add_free(p.a);
+  p.b.add_move(p.a, p.slot);
+  p.b.add_kernel_call("aten::add", "out", {p.slot, p.bb, p.alpha, p.out, p.out});
+  MethodPlan plan = p.b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::InvalidState);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 2: value 4 is used after a FreeCall released "
+            "its memory");
+}
+
+TEST_F(MethodTest, FreeAfterTheLastUseRunsAndResetsOnEachExecute) {
+  FreeCallProgram p;
+  p.b.add_kernel_call("aten::add", "out", {p.a, p.bb, p.alpha, p.out, p.out});
+  p.b.add_free(p.a);
+  p.b.set_inputs({p.a, p.bb});
+  p.b.set_outputs({p.out});
+  MethodPlan plan = p.b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<float> a({2, 2}, {1, 2, 3, 4}), b({2, 2}, {10, 20, 30, 40});
+  ASSERT_TRUE((*m)->set_input(0, a.value).ok());
+  ASSERT_TRUE((*m)->set_input(1, b.value).ok());
+  Error e = (*m)->execute();
+  ASSERT_TRUE(e.ok()) << e;
+  e = (*m)->execute();  // a is usable again: the freed state lasts one execute()
+  ASSERT_TRUE(e.ok()) << e;
+  float out[4] = {};
+  ASSERT_TRUE((*m)->copy_output_to_host(0, out, sizeof(out)).ok());
+  EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{11, 22, 33, 44}));
+}
+
+TEST_F(MethodTest, FreeingANonTensorIsInvalidType) {
+  FreeCallProgram p;
+  int32_t k = p.b.add_int(3);
+  p.b.add_free(k);
+  MethodPlan plan = p.b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 0: FreeCall target value 5 is Int, not a "
+            "Tensor");
+}
+
+TEST_F(MethodTest, StepLimitCountsOverAllChainsAndTakenJumps) {
+  MethodBuilder b("forward");
+  int32_t yes = b.add_bool(true);
+  b.add_jump_false(yes, 0);  // chain 0: falls through
+  b.add_chain();
+  b.add_jump_false(yes, 0);  // chain 1, instructions 0 and 1
+  b.add_jump_false(yes, 0);
+  MethodPlan plan = b.plan();
+  MethodRuntime runtime;
+  runtime.max_steps = 3;
+  Result<Method*> m = load(plan, runtime);
+  ASSERT_TRUE(m.ok()) << m.error();
+  Error e = (*m)->execute();
+  EXPECT_TRUE(e.ok()) << e;
+  e = (*m)->execute();  // the count starts again
+  EXPECT_TRUE(e.ok()) << e;
+  runtime.max_steps = 2;
+  m = load(plan, runtime);
+  ASSERT_TRUE(m.ok()) << m.error();
+  e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::InvalidState);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 1 instruction 1: more than 2 instructions executed; the "
+            "chain does not end");
+}
+
+TEST_F(MethodTest, SkipCopyInputChecksDtypeShapeAndDeviceOneAtATime) {
+  // Input 0 is value 1: the messages name the input, the memory is value 1's.
+  MethodBuilder b("forward");
+  b.add_int(0);
+  int32_t x = b.add_runtime_tensor(kFloat4Cuda0);
+  b.set_inputs({x});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_FALSE((*m)->needs_caller_memory(0));
+  EXPECT_TRUE((*m)->needs_caller_memory(1));
+  uint64_t device_words[2] = {};
+  const EValue valid = [&] {
+    EValue v = EValue::from_tensor((*m)->value(1).tensor);
+    v.tensor.data = device_words;
+    return v;
+  }();
+  const std::string prefix =
+      "method 'forward': input 0 is a runtime-bound float32[2, 2] on cuda:0: it takes the "
+      "caller's memory on that device, given ";
+  EValue wrong = valid;
+  wrong.tensor.dtype = ScalarType::Int;
+  Error e = (*m)->set_input(0, wrong);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), prefix + "int32[2, 2] on cuda:0");
+  wrong = valid;
+  wrong.tensor.sizes = {4};
+  e = (*m)->set_input(0, wrong);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), prefix + "float32[4] on cuda:0");
+  wrong = valid;
+  wrong.tensor.device = Device::cuda(1);
+  e = (*m)->set_input(0, wrong);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), prefix + "float32[2, 2] on cuda:1");
+  // The same shape, dtype and device with a byte fewer (or more) than the method uses.
+  for (uint64_t nbytes : {uint64_t{15}, uint64_t{17}}) {
+    wrong = valid;
+    wrong.tensor.nbytes = nbytes;
+    e = (*m)->set_input(0, wrong);
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(e.message(),
+              "method 'forward': input 0 is a runtime-bound float32[2, 2] on cuda:0 "
+              "of 16 bytes, given one of " +
+                  std::to_string(nbytes) + " bytes");
+  }
+  EXPECT_TRUE((*m)->needs_caller_memory(1));
+  e = (*m)->set_input(0, valid);
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_FALSE((*m)->needs_caller_memory(1));
+  EXPECT_EQ((*m)->value(1).tensor.data, device_words);
+  // Binding no memory leaves it unbound again.
+  EValue none = valid;
+  none.tensor.data = nullptr;
+  ASSERT_TRUE((*m)->set_input(0, none).ok());
+  EXPECT_TRUE((*m)->needs_caller_memory(1));
+}
+
+// A one-byte runtime-bound device input needs the caller's memory like any other; a
+// zero-byte one never does.
+TEST_F(MethodTest, SkipCopyInputOfOneByteNeedsMemoryOfZeroBytesNever) {
+  MethodBuilder b("forward");
+  const int32_t one = b.add_runtime_tensor(TensorSpec::of(ScalarType::Byte, {1}, Device::cuda(1)));
+  const int32_t none = b.add_runtime_tensor(TensorSpec::of(ScalarType::Byte, {0}, Device::cuda(1)));
+  b.set_inputs({one, none});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_TRUE((*m)->needs_caller_memory(0));
+  EXPECT_FALSE((*m)->needs_caller_memory(1));
+  uint64_t word = 0;
+  EValue bound = EValue::from_tensor((*m)->value(0).tensor);
+  bound.tensor.data = &word;
+  ASSERT_TRUE((*m)->set_input(0, bound).ok());
+  EXPECT_FALSE((*m)->needs_caller_memory(0));
+  bound.tensor.data = nullptr;
+  ASSERT_TRUE((*m)->set_input(0, bound).ok());
+  EXPECT_TRUE((*m)->needs_caller_memory(0));
+  EValue empty = EValue::from_tensor((*m)->value(1).tensor);
+  ASSERT_TRUE((*m)->set_input(1, empty).ok());
+  EXPECT_FALSE((*m)->needs_caller_memory(1));
+}
+
+TEST_F(MethodTest, HostInputMustMatchDtypeByteSizeAndBeHostMemory) {
+  MethodPlan plan = device_add_plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<int32_t> ints({2, 2}, {1, 2, 3, 4});
+  Error e = (*m)->set_input(0, ints.value);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(),
+            "method 'forward': input 0 expects float32[2, 2] on cpu:0 (16 bytes), given "
+            "int32[2, 2] on cpu:0 (16 bytes)");
+  HostTensor<float> floats({2, 2}, {1, 2, 3, 4});
+  EValue short_bytes = floats.value;
+  short_bytes.tensor.nbytes = 12;
+  e = (*m)->set_input(1, short_bytes);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(),
+            "method 'forward': input 1 expects float32[2, 2] on cpu:0 (16 bytes), given "
+            "float32[2, 2] on cpu:0 (12 bytes)");
+  EValue on_device = floats.value;
+  on_device.tensor.device = Device::cuda(0);
+  e = (*m)->set_input(1, on_device);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(),
+            "method 'forward': input 1: the given tensor must be host memory, found cuda:0");
+  e = (*m)->set_input(1, floats.value);
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_EQ(std::memcmp((*m)->value(1).tensor.data, floats.data.data(), 16), 0);
+}
+
+TEST_F(MethodTest, ScalarInputTakesOnlyItsOwnTag) {
+  MethodBuilder b("forward");
+  int32_t x = b.add_runtime_tensor(kFloat4);
+  b.add_runtime_tensor(kFloat4);
+  int32_t k = b.add_int(7);
+  b.set_inputs({k, x});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  Error e = (*m)->set_input(0, EValue::from_double(1.5));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(), "method 'forward': input 0 is Int, given Double");
+  EXPECT_EQ((*m)->value(2).int_value, 7);
+  e = (*m)->set_input(1, EValue::from_int(9));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(), "method 'forward': input 1 is a Tensor, given Int");
+  e = (*m)->set_input(0, EValue::from_int(9));
+  ASSERT_TRUE(e.ok()) << e;
+  EXPECT_EQ((*m)->value(2).tag, ValueTag::Int);
+  EXPECT_EQ((*m)->value(2).int_value, 9);
+}
+
+TEST_F(MethodTest, KernelsResolveAgainstTheRuntimesRegistryAtLoad) {
+  MethodBuilder b("forward");
+  uint32_t buf = b.add_buffer(16);
+  int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2}), buf, 0);
+  int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2}), buf, 8);
+  b.add_kernel_call("aten::mul", "out", {x, x, y, y});
+  b.add_kernel_call("aten::sub", "out", {x, y, y});
+  b.set_outputs({y});
+  MethodPlan plan = b.plan();
+  KernelRegistry registry;
+  ASSERT_TRUE(registry
+                  .register_kernel("aten::sub.out",
+                                   [](KernelContext&, Span<EValue*>) { return Error::success(); })
+                  .ok());
+  MethodRuntime runtime;
+  runtime.kernels = &registry;
+  Result<Method*> m = load(plan, runtime);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ((*m)->missing_operators(), (std::vector<std::string>{"aten::mul.out"}));
+  Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::OperatorMissing);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 0: operator aten::mul.out has no kernel");
+  ASSERT_TRUE(register_builtin_kernels(registry).ok());
+  // The loaded method keeps what it resolved; a new load finds mul.
+  EXPECT_EQ((*m)->execute().code(), ErrorCode::OperatorMissing);
+  m = load(plan, runtime);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_TRUE((*m)->missing_operators().empty());
+  e = (*m)->execute();
+  EXPECT_TRUE(e.ok()) << e;
+}
+
+TEST_F(MethodTest, MemoryOnAnotherDeviceIndexOrWithAnExtraBufferIsRefused) {
+  MethodPlan plan = device_add_plan();
+  MethodPlan other_index = plan;
+  other_index.buffer_devices[1] = Device::cuda(1);
+  {
+    TestPlannedMemory memory(other_index, tracking());
+    Result<std::unique_ptr<Method>> m = Method::load(plan, MemoryManager(nullptr, memory.get()));
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(m.error().message(),
+              "method 'forward': planned buffer 1 is on cuda:1 but the program places it on "
+              "cuda:0");
+  }
+  MethodPlan extra = plan;
+  extra.buffer_sizes.push_back(8);
+  extra.buffer_devices.push_back(Device::cpu());
+  {
+    TestPlannedMemory memory(extra, tracking());
+    Result<std::unique_ptr<Method>> m = Method::load(plan, MemoryManager(nullptr, memory.get()));
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(m.error().message(),
+              "method 'forward': planned memory has 3 buffers but the method plans 2");
+  }
+  TestPlannedMemory same(plan, tracking());
+  Result<std::unique_ptr<Method>> m = Method::load(plan, MemoryManager(nullptr, same.get()));
+  EXPECT_TRUE(m.ok()) << m.error();
+}
+
+TEST_F(MethodTest, DeviceConstantsAndExternalTensorsAreNotSupported) {
+  MethodBuilder b("forward");
+  b.add_constant_tensor(kFloat4Cuda0, std::vector<uint8_t>(16));
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.code(), ErrorCode::NotSupported);
+  EXPECT_EQ(m.error().message(),
+            "method 'forward': value 0: constant tensor on cuda:0 (constants are host data)");
+  MethodBuilder host("forward");
+  host.add_constant_tensor(kFloat4, std::vector<uint8_t>(16));
+  MethodPlan host_plan = host.plan();
+  m = load(host_plan);
+  EXPECT_TRUE(m.ok()) << m.error();
+
+  MethodBuilder ext("forward");
+  TensorSpec spec = kFloat4;
+  spec.fully_qualified_name = "w";
+  ext.add_external_tensor(spec);
+  MethodPlan ext_plan = ext.plan();
+  m = load(ext_plan);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.code(), ErrorCode::NotSupported);
+  EXPECT_EQ(m.error().message(),
+            "method 'forward': value 0: external tensor 'w' lives in a separate data file (.ptd), "
+            "which devplan does not load");
+}
+
+TEST_F(MethodTest, OutputIndexPastTheLastIsInvalidArgument) {
+  MethodPlan plan = device_add_plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_TRUE((*m)->get_output(0).ok());
+  Result<const EValue*> out = (*m)->get_output(1);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(out.error().message(), "method 'forward': output 1 does not exist (1 outputs)");
+  Error e = (*m)->set_output_data(1, nullptr, 0);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "method 'forward': output 1 does not exist (1 outputs)");
+  float host[4];
+  e = (*m)->copy_output_to_host(1, host, sizeof(host));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(), "method 'forward': output 1 does not exist (1 outputs)");
+}
+
+TEST_F(MethodTest, CopyingAScalarOutputIsInvalidType) {
+  MethodBuilder b("forward");
+  int32_t k = b.add_int(3);
+  b.set_outputs({k});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  int64_t v = 0;
+  Error e = (*m)->copy_output_to_host(0, &v, 8);
+  EXPECT_EQ(e.code(), ErrorCode::InvalidType);
+  EXPECT_EQ(e.message(), "method 'forward': output 0 is Int, not a Tensor");
+  Result<const EValue*> out = (*m)->get_output(0);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->int_value, 3);
+}
+
+TEST_F(MethodTest, DeviceCopiesWithoutARegisteredAllocatorAreNotFound) {
+  MethodBuilder b("forward");
+  uint32_t dev = b.add_buffer(16, Device::cuda(2));
+  int32_t x =
+      b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(2)), dev, 0);
+  b.set_inputs({x});
+  b.set_outputs({x});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<float> in({2, 2}, {5, 6, 7, 8});
+  float out[4] = {};
+  {
+    ScopedDeviceAllocator none(DeviceType::CUDA, nullptr);
+    Error e = (*m)->set_input(0, in.value);
+    EXPECT_EQ(e.code(), ErrorCode::NotFound);
+    EXPECT_EQ(e.message(), "method 'forward': input 0: no device allocator registered for cuda:2");
+    e = (*m)->copy_output_to_host(0, out, sizeof(out));
+    EXPECT_EQ(e.code(), ErrorCode::NotFound);
+    EXPECT_EQ(e.message(), "method 'forward': output 0: no device allocator registered for cuda:2");
+  }
+  EXPECT_EQ(tracking().stats(2).host_to_device_copies, 0u);
+  EXPECT_EQ(tracking().stats(2).device_to_host_copies, 0u);
+  ASSERT_TRUE((*m)->set_input(0, in.value).ok());
+  ASSERT_TRUE((*m)->copy_output_to_host(0, out, sizeof(out)).ok());
+  EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{5, 6, 7, 8}));
+}
+
+TEST_F(MethodTest, InitialValueOfDeviceTensorNeedsAnAllocatorAndEnoughBytes) {
+  MethodBuilder b("forward");
+  uint32_t dev = b.add_buffer(16, Device::cuda(0));
+  std::vector<uint8_t> initial(16, 0x11);
+  int32_t w = b.add_planned_tensor_with_initial_value(kFloat4Cuda0, dev, 0, initial);
+  b.set_outputs({w});
+  MethodPlan plan = b.plan();
+  {
+    ScopedDeviceAllocator none(DeviceType::CUDA, nullptr);
+    Result<Method*> m = load(plan);
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.code(), ErrorCode::NotFound);
+    EXPECT_EQ(m.error().message(),
+              "method 'forward': value 0: no device allocator registered for cuda:0");
+  }
+  MethodPlan short_plan = plan;
+  short_plan.values[w].tensor.data = Span<const uint8_t>(initial.data(), 8);
+  Result<Method*> m = load(short_plan);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(m.error().message(), "method 'forward': value 0: initial value has 8 bytes, needs 16");
+  EXPECT_EQ(tracking().stats(0).host_to_device_copies, 0u);
+  MethodPlan exact = plan;
+  exact.values[w].tensor.data = Span<const uint8_t>(initial.data(), 16);
+  m = load(exact);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ(tracking().stats(0).host_to_device_bytes, 16u);
+}
+
+TEST_F(MethodTest, MissingBackendIsReportedForItsOwnDelegateIndex) {
+  MethodBuilder b("forward");
+  b.add_delegate(SimulatedDeviceBackend::kAddBackendId, {});
+  int32_t missing = b.add_delegate("NoSuchBackend", {});
+  b.add_delegate_call(missing, {});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ((*m)->missing_operators(), (std::vector<std::string>{"delegate NoSuchBackend"}));
+  Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::OperatorMissing);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 0: delegate 1 needs backend NoSuchBackend, "
+            "which is not registered");
+  EXPECT_EQ(add_backend_.executions(), 0u);
+}
+
 }  // namespace
 }  // namespace devplan

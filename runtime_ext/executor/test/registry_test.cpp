@@ -60,7 +60,13 @@ TEST(BackendRegistryTest, RegisterFindAndScopedRestore) {
   EXPECT_EQ(r.unregister_backend("A", &b).code(), ErrorCode::NotFound);
   EXPECT_TRUE(r.unregister_backend("A", &a).ok());
   EXPECT_EQ(r.find("A"), nullptr);
-  EXPECT_EQ(r.register_backend("", &a).code(), ErrorCode::InvalidArgument);
+  const Error no_id = r.register_backend("", &a);
+  EXPECT_EQ(no_id.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(no_id.message(), "a backend needs an id and an implementation");
+  const Error no_backend = r.register_backend("C", nullptr);
+  EXPECT_EQ(no_backend.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(no_backend.message(), "a backend needs an id and an implementation");
+  EXPECT_EQ(r.find("C"), nullptr);
 }
 
 }  // namespace

@@ -238,5 +238,31 @@ TEST_F(ModuleTest, MissingMethodAndBadFile) {
   EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
 }
 
+TEST_F(ModuleTest, ExecuteTakesAtMostTheMethodsInputs) {
+  auto module = fixture_module("device_add_cuda0");
+  std::vector<float> a{1, 2, 3, 4}, b{10, 20, 30, 40}, c{0, 0, 0, 0};
+  auto floats = [](std::vector<float>& data) {
+    Tensor t;
+    t.dtype = ScalarType::Float;
+    t.sizes = {2, 2};
+    t.data = data.data();
+    t.nbytes = data.size() * sizeof(float);
+    return EValue::from_tensor(t);
+  };
+  Result<std::vector<EValue>> out = module->execute("forward", {floats(a), floats(b), floats(c)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(out.error().message(), "method 'forward' takes 2 inputs, given 3");
+  EXPECT_EQ(add_backend_.executions(), 0u);
+  out = module->execute("forward", {floats(a), floats(b)});
+  ASSERT_TRUE(out.ok()) << out.error();
+  ASSERT_EQ(out->size(), 1u);
+  Method* m = *module->method("forward");
+  float result[4] = {};
+  ASSERT_TRUE(m->copy_output_to_host(0, result, sizeof(result)).ok());
+  EXPECT_EQ(std::vector<float>(result, result + 4), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(add_backend_.executions(), 1u);
+}
+
 }  // namespace
 }  // namespace devplan

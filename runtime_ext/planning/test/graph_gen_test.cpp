@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace devplan {
 namespace {
 
@@ -23,6 +26,72 @@ bool same_graph(const Graph& a, const Graph& b) {
     }
   }
   return true;
+}
+
+// A 64-bit FNV-1a digest of everything a planner sees in a graph: shapes, nodes, devices,
+// inputs and outputs.
+uint64_t graph_digest(const Graph& g) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<uint64_t>(v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  for (const GraphTensor& t : g.tensors) {
+    mix(static_cast<int64_t>(t.shape.size()));
+    for (int64_t d : t.shape) mix(d);
+  }
+  for (const Node& n : g.nodes) {
+    mix(static_cast<int64_t>(n.kind));
+    for (char c : n.op) mix(c);
+    mix(static_cast<int64_t>(n.device.type) * 1000 + n.device.index);
+    for (int32_t i : n.inputs) mix(i);
+    mix(-1);
+    for (int32_t o : n.outputs) mix(o);
+    mix(-2);
+  }
+  for (int32_t i : g.inputs) mix(i);
+  for (int32_t o : g.outputs) mix(o);
+  return h;
+}
+
+// The graphs are part of the benchmarks' published figures, so each family's graph for a fixed
+// seed is pinned: a change to a generator's shapes, choices or random draws shows here.
+TEST(GraphGenTest, EachFamilysGraphForAFixedSeedIsPinned) {
+  const std::map<std::string, std::pair<size_t, uint64_t>> expected = {
+      {"chain", {300, 11389048099029299536ull}},    {"fan_out", {302, 16904930038517469603ull}},
+      {"residual", {300, 47329961968192097ull}},    {"unet", {301, 14587438078595190362ull}},
+      {"attention", {309, 1957175286422277230ull}}, {"random_dag", {300, 7384081724329334640ull}},
+  };
+  for (GraphFamily f : all_graph_families()) {
+    GraphGenOptions o;
+    o.family = f;
+    o.num_tensors = 300;
+    o.seed = 7;
+    o.num_devices = 2;
+    const Graph g = generate_graph(o);
+    const auto& [tensors, digest] = expected.at(graph_family_name(f));
+    EXPECT_EQ(g.tensors.size(), tensors) << graph_family_name(f);
+    EXPECT_EQ(graph_digest(g), digest) << graph_family_name(f);
+  }
+}
+
+// A delegate fraction of 0 gives the kernels-only graph, exactly as without devices.
+TEST(GraphGenTest, ZeroDelegateFractionIsTheKernelsOnlyGraph) {
+  for (GraphFamily f : all_graph_families()) {
+    GraphGenOptions o;
+    o.family = f;
+    o.num_tensors = 200;
+    o.seed = 3;
+    const Graph kernels_only = generate_graph(o);
+    o.num_devices = 2;
+    o.delegate_fraction = 0.0;
+    const Graph g = generate_graph(o);
+    EXPECT_TRUE(same_graph(g, kernels_only)) << graph_family_name(f);
+    o.delegate_fraction = 0.3;
+    EXPECT_FALSE(same_graph(generate_graph(o), kernels_only)) << graph_family_name(f);
+  }
 }
 
 TEST(GraphGenTest, FamilyNamesRoundTrip) {

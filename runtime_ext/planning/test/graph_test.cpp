@@ -38,6 +38,21 @@ TEST(TensorNbytesTest, RejectsBadShapesAndTypes) {
   EXPECT_EQ(unknown.error().message(), "unknown dtype unknown(99)");
 }
 
+TEST(TensorNbytesTest, LargestDimensionIsAcceptedAndProductUpToUint64MaxFits) {
+  Result<uint64_t> largest_dim = tensor_nbytes(ScalarType::Float, {kMaxTensorDim});
+  ASSERT_TRUE(largest_dim.ok()) << largest_dim.error();
+  EXPECT_EQ(*largest_dim, 8589934588u);
+  // 65535 * 65537 * 641 * 6700417 is exactly 2^64 - 1.
+  Result<uint64_t> all_of_uint64 = tensor_nbytes(ScalarType::Bool, {65535, 65537, 641, 6700417});
+  ASSERT_TRUE(all_of_uint64.ok()) << all_of_uint64.error();
+  EXPECT_EQ(*all_of_uint64, UINT64_MAX);
+  Result<uint64_t> one_more = tensor_nbytes(ScalarType::Bool, {65536, 65537, 641, 6700417});
+  ASSERT_FALSE(one_more.ok());
+  EXPECT_EQ(one_more.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(one_more.error().message(),
+            "size of bool[65536, 65537, 641, 6700417] overflows uint64");
+}
+
 TEST(GraphTest, BuildersAndLookup) {
   Graph g = testing_graphs::reference_add();
   ASSERT_EQ(g.tensors.size(), 3u);
@@ -66,6 +81,26 @@ void expect_invalid(const Graph& g, const std::string& message) {
 TEST(ValidateGraphTest, AcceptsReferenceAndEmpty) {
   EXPECT_TRUE(validate_graph(testing_graphs::reference_add()).ok());
   EXPECT_TRUE(validate_graph(Graph{}).ok());
+}
+
+TEST(ValidateGraphTest, FirstIndexPastTheTensorsIsOutOfRangeAtAnyPosition) {
+  Graph g = testing_graphs::reference_add();
+  g.inputs = {0, 3};
+  expect_invalid(g, "method 'forward': input 1 refers to tensor index 3, outside [0, 3)");
+
+  g = testing_graphs::reference_add();
+  g.outputs = {2, 3};
+  expect_invalid(g, "method 'forward': output 1 refers to tensor index 3, outside [0, 3)");
+}
+
+TEST(ValidateGraphTest, DuplicateOrEmptyIdNamesTheLaterTensor) {
+  Graph g = testing_graphs::reference_add();
+  g.tensors[2].id = "a";
+  expect_invalid(g, "method 'forward': tensor id 'a' is used by tensors 0 and 2");
+
+  g = testing_graphs::reference_add();
+  g.tensors[2].id = "";
+  expect_invalid(g, "method 'forward': tensor 2 has an empty id");
 }
 
 TEST(ValidateGraphTest, TensorErrors) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <runtime_ext/planning/hood_solver.h>
 #include <runtime_ext/planning/offset_planner.h>
 #include <runtime_ext/planning/plan_verifier.h>
@@ -44,6 +46,66 @@ TEST(HoodSolverTest, WorksAroundFixedItems) {
   EXPECT_EQ(std::max(offsets[0], offsets[1]) + 48, 160u);
   EXPECT_GE(std::min(offsets[0], offsets[1]), 64u);
   EXPECT_FALSE(solver.solve(160, 100, &offsets));
+}
+
+// The best top over every order of placing the items at their lowest offsets.
+uint64_t best_top_over_all_orders(PlacementEngine& engine) {
+  std::vector<int32_t> order(engine.num_items());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  uint64_t best = UINT64_MAX;
+  std::vector<uint64_t> offsets;
+  do {
+    best = std::min(best, engine.place(order, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets));
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+// Random neighbourhoods of five items: with an ample budget the solver's top is the best that
+// any placement order reaches, its offsets give that top, and nothing below it is found.
+TEST(HoodSolverTest, MatchesTheBestOrderOnRandomNeighbourhoods) {
+  uint64_t state = 12345;
+  auto next = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<uint64_t> sizes;
+    std::vector<int32_t> firsts, lasts;
+    for (int i = 0; i < 5; ++i) {
+      sizes.push_back(16 * (1 + next(12)));
+      const int32_t first = static_cast<int32_t>(next(6));
+      firsts.push_back(first);
+      lasts.push_back(first + static_cast<int32_t>(next(4)));
+    }
+    PlacementEngine engine(sizes, firsts, lasts);
+    const uint64_t best = best_top_over_all_orders(engine);
+    engine.clear();
+    HoodSolver solver;
+    solver.reset(engine, {0, 1, 2, 3, 4});
+    std::vector<uint64_t> offsets;
+    ASSERT_TRUE(solver.solve(UINT64_MAX, 1000000, &offsets)) << "round " << round;
+    uint64_t top = 0;
+    std::vector<PlanItem> items;
+    for (int i = 0; i < 5; ++i) {
+      top = std::max(top, offsets[i] + sizes[i]);
+      items.push_back({sizes[i], firsts[i], lasts[i]});
+    }
+    EXPECT_EQ(top, best) << "round " << round;
+    EXPECT_TRUE(verify_offsets(items, offsets, top, 16).empty()) << "round " << round;
+    EXPECT_FALSE(solver.solve(best, 1000000, &offsets)) << "round " << round;
+  }
+}
+
+// The search visits children lowest offset first, then the larger item first: the first
+// optimum found, the one kept, is pinned.
+TEST(HoodSolverTest, KeepsTheFirstOptimumInItsCanonicalOrder) {
+  PlacementEngine engine = tricky_chain_engine();
+  engine.clear();
+  HoodSolver solver;
+  solver.reset(engine, {0, 1, 2, 3});
+  std::vector<uint64_t> offsets;
+  ASSERT_TRUE(solver.solve(UINT64_MAX, 1000, &offsets));
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 160, 0, 144}));
 }
 
 TEST(LocalSearchTest, ImprovesTheGreedyPlacementToTheBound) {

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <runtime_ext/planning/graph_gen.h>
 #include <runtime_ext/planning/plan_verifier.h>
+#include <runtime_ext/planning/program_emitter.h>
 
 #include "test_graphs.h"
 
@@ -55,6 +58,20 @@ TEST(MemoryPlanTest, ReferenceProgramWithGreedyAndBest) {
     EXPECT_EQ(tensor(*plan, "b@cuda:0").nbytes, 16u);
     EXPECT_TRUE(verify_plan(*plan).empty());
   }
+}
+
+// A DeviceGraph built by hand may leave copy_of short: the tensors it does not cover copy
+// nothing (-1), and the entries it has are kept.
+TEST(MemoryPlanTest, ShortCopyOfIsCompletedWithNoCopy) {
+  DeviceGraph dg;
+  dg.graph = testing_graphs::reference_add();
+  dg.tensor_devices.assign(dg.graph.tensors.size(), Device::cpu());
+  dg.copy_of = {-1, 0};
+  Result<MethodMemoryPlan> plan = plan_device_graph(dg);
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  std::vector<int32_t> expected(dg.graph.tensors.size(), -1);
+  expected[1] = 0;
+  EXPECT_EQ(plan->copy_of, expected);
 }
 
 TEST(MemoryPlanTest, NaiveGivesEveryTensorItsOwnBytes) {
@@ -225,6 +242,86 @@ TEST(MemoryPlanTest, PlanDeviceGraphChecksItsInput) {
   Result<MethodMemoryPlan> plan = plan_device_graph(*dg);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().message(), "method 'forward': 5 tensor devices for 6 tensors");
+}
+
+// offset_planner_test.cpp's tricky_chain as a graph: host floats a[40], b[8], c[36], d[40] with
+// lifetimes 0..1, 1..2, 2..3, 3..4 (the zero-element z0 and z4 take no bytes and only stretch
+// a and d). The best greedy seed needs 336 bytes; the optimum, the lower bound, is 304.
+Graph tricky_chain_graph() {
+  Graph g;
+  g.name = "forward";
+  const int32_t a = g.add_tensor("a", ScalarType::Float, {40});
+  const int32_t b = g.add_tensor("b", ScalarType::Float, {8});
+  const int32_t c = g.add_tensor("c", ScalarType::Float, {36});
+  const int32_t d = g.add_tensor("d", ScalarType::Float, {40});
+  const int32_t z0 = g.add_tensor("z0", ScalarType::Float, {0});
+  const int32_t z4 = g.add_tensor("z4", ScalarType::Float, {0});
+  g.inputs = {a};
+  g.add_kernel("aten::relu.out", {a}, {z0});
+  g.add_kernel("aten::relu.out", {a}, {b});
+  g.add_kernel("aten::relu.out", {b}, {c});
+  g.add_kernel("aten::relu.out", {c}, {d});
+  g.add_kernel("aten::relu.out", {d}, {z4});
+  g.outputs = {z4};
+  return g;
+}
+
+TEST(MemoryPlanTest, SearchIterationsReachTheOffsetPlanner) {
+  const Graph g = tricky_chain_graph();
+  PlanOptions no_search;
+  no_search.algorithm = PlannerAlgorithm::Search;
+  no_search.search_iterations = 0;
+  Result<MethodMemoryPlan> seed_only = plan_method(g, no_search);
+  ASSERT_TRUE(seed_only.ok()) << seed_only.error();
+  EXPECT_EQ(tensor(*seed_only, "a").lifetime, (Lifetime{0, 1}));
+  EXPECT_EQ(tensor(*seed_only, "d").lifetime, (Lifetime{3, 4}));
+  ASSERT_EQ(seed_only->buffers.size(), 1u);
+  EXPECT_EQ(seed_only->buffers[0].lower_bound, 304u);
+  EXPECT_EQ(seed_only->buffers[0].size, 336u);
+
+  PlanOptions default_search;
+  default_search.algorithm = PlannerAlgorithm::Search;
+  Result<MethodMemoryPlan> searched = plan_method(g, default_search);
+  ASSERT_TRUE(searched.ok()) << searched.error();
+  ASSERT_EQ(searched->buffers.size(), 1u);
+  EXPECT_EQ(searched->buffers[0].size, 304u);
+}
+
+// emit_program over reference_add's plan with tensor 0 ('a') changed.
+Error emit_with(const std::function<void(MethodMemoryPlan&)>& change) {
+  Result<MethodMemoryPlan> plan = plan_method(testing_graphs::reference_add());
+  if (!plan.ok()) return plan.error();
+  change(*plan);
+  Result<std::vector<uint8_t>> bytes = emit_program({*plan});
+  return bytes.ok() ? Error::success() : bytes.error();
+}
+
+TEST(ProgramEmitterTest, LargestDimensionAnInt32HoldsIsEmitted) {
+  Result<MethodMemoryPlan> plan = plan_method(testing_graphs::reference_add());
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  ASSERT_EQ(plan->graph.tensors[0].id, "a");
+  Error error = emit_with([](MethodMemoryPlan& p) { p.graph.tensors[0].shape = {2147483647}; });
+  EXPECT_TRUE(error.ok()) << error;
+}
+
+TEST(ProgramEmitterTest, DimensionPastInt32IsInvalidArgument) {
+  Error error = emit_with([](MethodMemoryPlan& p) { p.graph.tensors[0].shape = {2147483648}; });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error.message(), "method 'forward': tensor 'a' has a dimension the file cannot hold");
+}
+
+TEST(ProgramEmitterTest, NegativeDimensionIsInvalidArgument) {
+  Error error = emit_with([](MethodMemoryPlan& p) { p.graph.tensors[0].shape = {2, -1}; });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error.message(), "method 'forward': tensor 'a' has a dimension the file cannot hold");
+  Error zero = emit_with([](MethodMemoryPlan& p) { p.graph.tensors[0].shape = {0}; });
+  EXPECT_TRUE(zero.ok()) << zero;
+}
+
+TEST(ProgramEmitterTest, UsedTensorThatIsNotPlannedIsInvalidArgument) {
+  Error error = emit_with([](MethodMemoryPlan& p) { p.tensors[0].planned = false; });
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(error.message(), "method 'forward': tensor 'a' is used but has no lifetime");
 }
 
 }  // namespace

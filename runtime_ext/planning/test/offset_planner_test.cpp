@@ -165,6 +165,31 @@ TEST(OffsetPlannerTest, SearchBudgetZeroKeepsTheBestSeed) {
   EXPECT_EQ(default_search_iterations(100000), 100000);
 }
 
+TEST(OffsetPlannerTest, DefaultSearchIterationsAreTwentyPerItemClampedBothWays) {
+  EXPECT_EQ(default_search_iterations(2), 5000);  // the first size with a search
+  EXPECT_EQ(default_search_iterations(250), 5000);
+  EXPECT_EQ(default_search_iterations(251), 5020);  // the first above the floor
+  EXPECT_EQ(default_search_iterations(4999), 99980);
+  EXPECT_EQ(default_search_iterations(5000), 100000);
+  EXPECT_EQ(default_search_iterations(5001), 100000);  // the ceiling
+}
+
+TEST(OffsetPlannerTest, NaiveSumUpToTheLastAlignedSizeBelow2To64Fits) {
+  const uint64_t half = uint64_t{1} << 63;
+  Result<OffsetPlan> fits =
+      plan_offsets({{half, 0, 0}, {half - 16, 1, 1}}, PlannerAlgorithm::Naive);
+  ASSERT_TRUE(fits.ok()) << fits.error();
+  EXPECT_EQ(fits->size, 18446744073709551600u);
+  EXPECT_EQ(fits->offsets, (std::vector<uint64_t>{0, half}));
+
+  // half - 15 rounds up to half: the sum is 2^64.
+  Result<OffsetPlan> over =
+      plan_offsets({{half, 0, 0}, {half - 15, 1, 1}}, PlannerAlgorithm::Naive);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.code(), ErrorCode::OutOfResources);
+  EXPECT_EQ(over.error().message(), "the planned sizes (aligned to 16) sum past 2^64 bytes");
+}
+
 // Items of a generated graph's host tensors, from their lifetimes.
 std::vector<PlanItem> generated_items(GraphFamily family, size_t n, uint64_t seed) {
   GraphGenOptions o;

@@ -53,6 +53,23 @@ TEST(PlacementEngineTest, AbortsPastTheLimitAndKeepsAPrefix) {
   EXPECT_EQ(offsets, (std::vector<uint64_t>{16, 32, 0}));
 }
 
+TEST(PlacementEngineTest, TotalEqualToTheLimitIsKeptOneByteLessAborts) {
+  PlacementEngine e({16, 16, 16}, {0, 0, 0}, {0, 0, 0});
+  std::vector<uint64_t> offsets;
+  EXPECT_EQ(e.place({0, 1, 2}, Fit::kLowest, 48, &offsets), 48u);
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 16, 32}));
+  EXPECT_EQ(e.place({0, 1, 2}, Fit::kLowest, 47, &offsets), PlacementEngine::kAborted);
+}
+
+TEST(PlacementEngineTest, KeptPrefixAloneIsCheckedAgainstTheLimit) {
+  PlacementEngine e({16, 16, 16}, {0, 0, 0}, {0, 0, 0});
+  std::vector<uint64_t> offsets = {0, 16, 32};
+  // Every item kept where it is: the prefix's end is the total.
+  EXPECT_EQ(e.place({0, 1, 2}, Fit::kLowest, 48, &offsets, 3), 48u);
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 16, 32}));
+  EXPECT_EQ(e.place({0, 1, 2}, Fit::kLowest, 47, &offsets, 3), PlacementEngine::kAborted);
+}
+
 TEST(PlacementEngineTest, CollectFindsEachOverlappingItemOnce) {
   // Item 0 spans many buckets; 1 and 2 are short.
   PlacementEngine e({16, 16, 16, 16}, {0, 2, 30, 9}, {40, 3, 31, 9});

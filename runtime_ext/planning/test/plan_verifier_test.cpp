@@ -100,6 +100,64 @@ TEST(PlanVerifierTest, FindsMisalignedAndOutOfBuffer) {
   EXPECT_EQ(v[0].kind, PlanViolationKind::OutOfBuffer);
 }
 
+TEST(PlanVerifierTest, BufferOneByteShortOfItsLastTensorIsOutOfBuffer) {
+  MethodMemoryPlan plan = reference_plan();
+  ASSERT_EQ(plan.buffers[1].size, 48u);  // b@cuda:0 ends at exactly 48: no violation
+  plan.buffers[1].size = 47;
+  std::vector<PlanViolation> v = verify_plan(plan);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].kind, PlanViolationKind::OutOfBuffer);
+  EXPECT_EQ(v[0].tensor, 4);
+  EXPECT_EQ(v[0].message,
+            "method 'forward': tensor 'b@cuda:0' at [32, 48) ends past in buffer 1 (cuda:0) of 47 "
+            "bytes");
+}
+
+TEST(PlanVerifierTest, BufferIndexEqualToTheBufferCountIsBadBuffer) {
+  MethodMemoryPlan plan = reference_plan();
+  ASSERT_EQ(plan.buffers.size(), 2u);
+  plan.tensors[2].buffer_index = 2;
+  std::vector<PlanViolation> v = verify_plan(plan);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].kind, PlanViolationKind::BadBuffer);
+  EXPECT_EQ(v[0].tensor, 2);
+  EXPECT_EQ(v[0].other, -1);
+  EXPECT_EQ(v[0].message,
+            "method 'forward': tensor 'z' is in buffer 2 but the method has 2 buffers");
+}
+
+// An item that starts past the end of the buffer is out of it, whatever its size (the check
+// must not wrap around when the offset exceeds the size).
+TEST(VerifyOffsetsTest, AnItemStartingPastTheBufferIsOutOfIt) {
+  const std::vector<PlanItem> items = {{16, 0, 1}, {0, 0, 1}};
+  std::vector<PlanViolation> v = verify_offsets(items, {64, 0}, 48, 16);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].kind, PlanViolationKind::OutOfBuffer);
+  EXPECT_EQ(v[0].tensor, 0);
+  EXPECT_EQ(v[0].message, "item 0 of 16 bytes at offset 64 ends past the buffer of 48 bytes");
+  v = verify_offsets(items, {0, 64}, 48, 16);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].tensor, 1);
+  EXPECT_EQ(v[0].message, "item 1 of 0 bytes at offset 64 ends past the buffer of 48 bytes");
+  // At the end exactly, a zero-size item is inside.
+  EXPECT_TRUE(verify_offsets(items, {32, 48}, 48, 16).empty());
+}
+
+TEST(PlanVerifierTest, PlanWithoutBuffersIsMalformedFirst) {
+  MethodMemoryPlan plan = reference_plan();
+  plan.buffers.clear();
+  std::vector<PlanViolation> v = verify_plan(plan);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].kind, PlanViolationKind::Malformed);
+  EXPECT_EQ(v[0].tensor, -1);
+  EXPECT_EQ(v[0].message, "method 'forward': the plan has no buffers (expected at least [0, 0])");
+  // Then every planned tensor names a buffer that does not exist.
+  ASSERT_EQ(v.size(), 7u);
+  for (size_t i = 1; i < v.size(); ++i) EXPECT_EQ(v[i].kind, PlanViolationKind::BadBuffer);
+  EXPECT_EQ(v[1].message,
+            "method 'forward': tensor 'a' is in buffer 0 but the method has 0 buffers");
+}
+
 TEST(PlanVerifierTest, FindsWrongDeviceBadBufferAndUnplanned) {
   MethodMemoryPlan plan = reference_plan();
   plan.tensors[3].buffer_index = 0;  // a@cuda:0 in the host buffer, at 16: overlaps b too
@@ -127,6 +185,8 @@ TEST(PlanVerifierTest, MalformedPlans) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].kind, PlanViolationKind::Malformed);
   EXPECT_EQ(v[0].message, "method 'forward': 5 planned tensors for 6 graph tensors");
+  EXPECT_EQ(v[0].tensor, -1);
+  EXPECT_EQ(v[0].other, -1);
 
   plan = reference_plan();
   plan.tensors[0].nbytes = 8;
@@ -146,6 +206,8 @@ TEST(PlanVerifierTest, MalformedPlans) {
   v = verify_plan(plan);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].message, "method 'forward': alignment 3 is not a power of two");
+  EXPECT_EQ(v[0].tensor, -1);
+  EXPECT_EQ(v[0].other, -1);
 
   EXPECT_STREQ(plan_violation_kind_name(PlanViolationKind::Overlap), "overlap");
   EXPECT_STREQ(plan_violation_kind_name(PlanViolationKind::OutOfBuffer), "out_of_buffer");

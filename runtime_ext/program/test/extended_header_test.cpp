@@ -162,5 +162,49 @@ TEST(ExtendedHeaderTest, EncodeWritesTheLayoutParseReads) {
   EXPECT_EQ((*back)->segment_data_size, 77u);
 }
 
+TEST(ExtendedHeaderTest, ProgramSizeEqualToTheHeadersIsTheLeastAccepted) {
+  Result<std::optional<ExtendedHeader>> h = parse(file_with_header(32, 40, 0, 0, 100));
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_EQ((*h)->program_size, 40u);
+  // A length-24 header ends at byte 32.
+  h = parse(file_with_header(24, 32, 0, 0, 100));
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_EQ((*h)->program_size, 32u);
+  h = parse(file_with_header(24, 31, 0, 0, 100));
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(h.error().message(),
+            "extended header: program_size 31 is smaller than the headers (32 bytes)");
+}
+
+TEST(ExtendedHeaderTest, SegmentBaseFromTheEndOfTheProgramToTheEndOfTheFile) {
+  Result<std::optional<ExtendedHeader>> h = parse(file_with_header(32, 100, 100, 0, 200));
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_EQ((*h)->segment_base_offset, 100u);
+  h = parse(file_with_header(32, 100, 99, 0, 200));
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(h.error().message(),
+            "extended header: segment_base_offset 99 lies inside the program data "
+            "(program_size 100)");
+  // At the very end of the file: no segment data, but not past the end.
+  h = parse(file_with_header(32, 100, 200, 0, 200));
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_EQ((*h)->segment_base_offset, 200u);
+}
+
+TEST(ExtendedHeaderTest, HeaderEndingExactlyAtTheEndOfTheFile) {
+  std::vector<uint8_t> b = file_with_header(32, 40, 0, 0, 40);
+  Result<std::optional<ExtendedHeader>> h = parse(b);
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_EQ((*h)->length, 32u);
+  b.resize(39);
+  h = parse(b);
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(h.error().message(),
+            "extended header: length 32 runs past the end of the file (the file has 39 bytes)");
+}
+
 }  // namespace
 }  // namespace devplan

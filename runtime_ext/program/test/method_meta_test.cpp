@@ -143,5 +143,45 @@ TEST(MethodMetaEmptyTest, AMethodWithoutBuffers) {
   EXPECT_EQ(meta->num_instructions(), 0u);
 }
 
+TEST(MethodMetaIndexTest, InputAndOutputIndicesAreNotValueIndices) {
+  // Value 0 is the tensor, value 1 the Int; inputs and outputs list them the other way round.
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer(32);
+  const int32_t a = m.add_planned_tensor(TensorSpec::of(ScalarType::Half, {3, 4}), 0, 0);
+  const int32_t k = m.add_int(7);
+  m.set_inputs({k, a});
+  m.set_outputs({k, a});
+  const std::vector<uint8_t> bytes = builder.build();
+  Result<Program> program = Program::load_from_bytes(bytes);
+  ASSERT_TRUE(program.ok()) << program.error();
+  Result<MethodMeta> meta = program->method_meta("forward");
+  ASSERT_TRUE(meta.ok()) << meta.error();
+
+  EXPECT_EQ(*meta->input_tag(0), ValueTag::Int);
+  EXPECT_EQ(*meta->input_tag(1), ValueTag::Tensor);
+  Result<TensorMeta> in = meta->input_tensor_meta(1);
+  ASSERT_TRUE(in.ok()) << in.error();
+  EXPECT_EQ(in->dtype, ScalarType::Half);
+  EXPECT_EQ(in->nbytes, 24u);
+  Result<TensorMeta> not_tensor = meta->input_tensor_meta(0);
+  ASSERT_FALSE(not_tensor.ok());
+  EXPECT_EQ(not_tensor.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(not_tensor.error().message(),
+            "method 'forward': input 0 (value 1) is Int, not a Tensor");
+
+  EXPECT_EQ(*meta->output_tag(0), ValueTag::Int);
+  EXPECT_EQ(*meta->output_tag(1), ValueTag::Tensor);
+  Result<TensorMeta> out = meta->output_tensor_meta(1);
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(out->dtype, ScalarType::Half);
+  EXPECT_EQ(out->nbytes, 24u);
+  not_tensor = meta->output_tensor_meta(0);
+  ASSERT_FALSE(not_tensor.ok());
+  EXPECT_EQ(not_tensor.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(not_tensor.error().message(),
+            "method 'forward': output 0 (value 1) is Int, not a Tensor");
+}
+
 }  // namespace
 }  // namespace devplan

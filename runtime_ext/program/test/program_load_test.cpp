@@ -46,6 +46,14 @@ TEST(ProgramLoadTest, FilesShorterThanTheHeaderAreNotPrograms) {
   EXPECT_EQ(e.message(), "not a program: the file has 7 bytes, fewer than the 8-byte header");
 }
 
+TEST(ProgramLoadTest, AnEightByteFileWithTheIdentifierReachesVerification) {
+  // 8 bytes is the smallest file past the size check; its root offset 0 fails verification.
+  const Error e = load_error({0, 0, 0, 0, 'E', 'T', '1', '2'});
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(),
+            "the program data (8 bytes) failed flatbuffer verification: truncated or corrupt");
+}
+
 TEST(ProgramLoadTest, OtherIdentifiersAreNotPrograms) {
   std::vector<uint8_t> zip = {16, 0, 0, 0, 'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0, 0, 0};
   Error e = load_error(zip);
@@ -134,6 +142,27 @@ TEST(ProgramLoadTest, SegmentsPastTheSegmentDataAreRejected) {
   EXPECT_TRUE(load_error(fits.build()).ok());
 }
 
+TEST(ProgramLoadTest, SegmentEndingOneBytePastTheSegmentDataIsRejected) {
+  // The constant segment holds 16 bytes; the raw segment is segment 1.
+  auto with_raw_segment = [](uint64_t offset, uint64_t size) {
+    ProgramBuilder builder;
+    builder.add_method("forward").add_constant_tensor(TensorSpec::of(ScalarType::Float, {4}),
+                                                      float_bytes({1, 2, 3, 4}));
+    builder.add_raw_segment(offset, size);
+    return builder.build();
+  };
+  EXPECT_TRUE(load_error(with_raw_segment(4, 12)).ok());
+  Error e = load_error(with_raw_segment(4, 13));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(),
+            "segment 1: 13 bytes at offset 4 run past the end of the segment data (16 bytes)");
+  EXPECT_TRUE(load_error(with_raw_segment(16, 0)).ok());
+  e = load_error(with_raw_segment(17, 0));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(),
+            "segment 1: 0 bytes at offset 17 run past the end of the segment data (16 bytes)");
+}
+
 // A program written straight with the flatbuffer API, for shapes the builder does not make.
 std::vector<uint8_t> raw_program(bool segment_without_header, bool bad_constant_segment) {
   flatbuffers::FlatBufferBuilder fbb;
@@ -163,6 +192,29 @@ TEST(ProgramLoadTest, ConstantSegmentNamingAMissingSegmentIsRejected) {
   const Error e = load_error(raw_program(false, true));
   EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
   EXPECT_EQ(e.message(), "constant_segment: segment_index 3 is out of range (0 segments)");
+}
+
+// A program with one empty segment {0, 0} and a constant_segment {segment_index, offsets}.
+std::vector<uint8_t> program_with_one_segment(uint32_t segment_index,
+                                              const std::vector<uint64_t>& offsets) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans{
+      fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"))};
+  std::vector<flatbuffers::Offset<fb::DataSegment>> segments{fb::CreateDataSegment(fbb, 0, 0)};
+  auto constants = fb::CreateSubsegmentOffsets(fbb, segment_index, fbb.CreateVector(offsets));
+  auto root = fb::CreateProgram(fbb, 0, fbb.CreateVector(plans), 0, 0, fbb.CreateVector(segments),
+                                constants);
+  fbb.Finish(root, fb::ProgramIdentifier());
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+TEST(ProgramLoadTest, ConstantSegmentIndexOnePastTheLastSegmentIsRejected) {
+  EXPECT_TRUE(load_error(program_with_one_segment(0, {0, 0})).ok());
+  const Error e = load_error(program_with_one_segment(1, {0, 0}));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(), "constant_segment: segment_index 1 is out of range (1 segment)");
+  // With only the placeholder offset there are no constants, and the index is not used.
+  EXPECT_TRUE(load_error(program_with_one_segment(3, {0})).ok());
 }
 
 TEST(ProgramLoadTest, ExtendedHeaderAndSegmentsAsWritten) {

@@ -273,6 +273,21 @@ TEST(TensorValidationTest, UnknownShapeDynamism) {
       "value 0: unknown shape dynamism 5");
 }
 
+TEST(TensorValidationTest, LastShapeDynamismIsDynamicUnbound) {
+  expect_valid([](MethodBuilder& m) {
+    TensorSpec spec = kF4;
+    spec.dynamism = TensorShapeDynamism::DynamicUnbound;
+    m.add_runtime_tensor(spec);
+  });
+  expect_invalid(
+      [](MethodBuilder& m) {
+        TensorSpec spec = kF4;
+        spec.dynamism = static_cast<TensorShapeDynamism>(3);
+        m.add_runtime_tensor(spec);
+      },
+      "value 0: unknown shape dynamism 3");
+}
+
 TEST(TensorValidationTest, BadTensorDevices) {
   expect_invalid(
       [](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(static_cast<DeviceType>(9), 0))); },
@@ -377,6 +392,37 @@ TEST(TensorValidationTest, BytesPastTheEndOfTheBuffer) {
   });
 }
 
+TEST(TensorValidationTest, EndingOneBytePastTheBufferIsRefusedInEachBuffer) {
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(kF4, 0, 17);
+      },
+      "value 0: 16 bytes at offset 17 run past the end of buffer 0 (32 bytes)");
+  expect_valid([](MethodBuilder& m) {
+    two_buffers(m);
+    m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 32);
+  });
+  expect_invalid(
+      [](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(f4_on(Device::cuda(0)), 1, 33);
+      },
+      "value 0: 16 bytes at offset 33 run past the end of buffer 1 (48 bytes)");
+  // A tensor without bytes may sit at the very end, not past it.
+  const TensorSpec empty = TensorSpec::of(ScalarType::Float, {0});
+  expect_valid([&](MethodBuilder& m) {
+    two_buffers(m);
+    m.add_planned_tensor(empty, 0, 32);
+  });
+  expect_invalid(
+      [&](MethodBuilder& m) {
+        two_buffers(m);
+        m.add_planned_tensor(empty, 0, 33);
+      },
+      "value 0: 0 bytes at offset 33 run past the end of buffer 0 (32 bytes)");
+}
+
 TEST(TensorValidationTest, OffsetsUseBothWords) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
@@ -419,6 +465,26 @@ TEST(ConstantValidationTest, SegmentIndexOutOfRange) {
         m.set_raw_tensor_fields(c, raw);
       },
       "value 0: constant data_buffer_idx 5 is out of range (constant_segment has 2 offsets)");
+}
+
+TEST(ConstantValidationTest, DataBufferIdxOnePastTheLastOffset) {
+  auto constant_at = [](uint32_t data_buffer_idx) {
+    return [data_buffer_idx](MethodBuilder& m) {
+      const int32_t c = m.add_constant_tensor(kF4, float_bytes({1, 2, 3, 4}));
+      RawTensorFields raw;
+      raw.data_buffer_idx = data_buffer_idx;
+      m.set_raw_tensor_fields(c, raw);
+    };
+  };
+  expect_valid(constant_at(1));
+  expect_invalid(constant_at(2),
+                 "value 0: constant data_buffer_idx 2 is out of range (constant_segment has 2 "
+                 "offsets)");
+  expect_valid(constant_at(1), inline_constants());
+  expect_invalid(
+      constant_at(2),
+      "value 0: constant data_buffer_idx 2 is out of range (constant_buffer has 2 entries)",
+      inline_constants());
 }
 
 TEST(ConstantValidationTest, SegmentDataShorterThanTheTensor) {
@@ -522,6 +588,23 @@ TEST(InitialValueValidationTest, DataBufferIdxOutOfRange) {
         m.set_raw_tensor_fields(v, raw);
       },
       "value 0: data_buffer_idx 7 is out of range (mutable_data_segments 0 has 2 offsets)");
+}
+
+TEST(InitialValueValidationTest, DataBufferIdxOnePastTheLastOffset) {
+  auto initial_at = [](uint32_t data_buffer_idx) {
+    return [data_buffer_idx](MethodBuilder& m) {
+      m.add_buffer(32);
+      const int32_t v =
+          m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2, 3, 4}));
+      RawTensorFields raw;
+      raw.data_buffer_idx = data_buffer_idx;
+      m.set_raw_tensor_fields(v, raw);
+    };
+  };
+  expect_valid(initial_at(1));
+  expect_invalid(
+      initial_at(2),
+      "value 0: data_buffer_idx 2 is out of range (mutable_data_segments 0 has 2 offsets)");
 }
 
 TEST(InitialValueValidationTest, InitialValueShorterThanTheTensor) {
@@ -652,6 +735,19 @@ TEST(InstructionValidationTest, OpIndexOutOfRange) {
       "chain 0, instruction 0: op_index -1 is out of range (1 operator)");
 }
 
+TEST(InstructionValidationTest, OpIndexOnePastTheLastOperator) {
+  expect_valid([](MethodBuilder& m) {
+    add_program(m);
+    m.add_kernel_call(0, {0, 1, 2, 1, 1});
+  });
+  expect_invalid(
+      [](MethodBuilder& m) {
+        add_program(m);
+        m.add_kernel_call(1, {0, 1, 2, 1, 1});
+      },
+      "chain 0, instruction 0: op_index 1 is out of range (1 operator)");
+}
+
 TEST(InstructionValidationTest, KernelArgumentsInRange) {
   expect_invalid(
       [](MethodBuilder& m) {
@@ -722,6 +818,24 @@ TEST(InstructionValidationTest, JumpFalseOperands) {
       },
       "chain 0, instruction 0: destination_instruction -1 is out of range (the chain has 1 "
       "instruction)");
+}
+
+TEST(InstructionValidationTest, JumpFalseDestinationIsCheckedAgainstItsOwnChain) {
+  // Chain 0 has 2 instructions, chain 1 has 1: destination 1 is in range only for chain 0.
+  auto jump_in_chain_1 = [](int32_t destination) {
+    return [destination](MethodBuilder& m) {
+      add_program(m);
+      const int32_t cond = m.add_bool(false);
+      m.add_kernel_call(0, {0, 1, 2, 1, 1});
+      m.add_kernel_call(0, {0, 1, 2, 1, 1});
+      m.add_chain();
+      m.add_jump_false(cond, destination);
+    };
+  };
+  expect_valid(jump_in_chain_1(0));
+  expect_invalid(jump_in_chain_1(1),
+                 "chain 1, instruction 0: destination_instruction 1 is out of range (the chain "
+                 "has 1 instruction)");
 }
 
 TEST(InstructionValidationTest, FreeOperand) {

@@ -234,6 +234,63 @@ TEST(ProgramBuilderTest, LayoutOfSegmentsAndHeader) {
   EXPECT_EQ(fp->version(), 7u);
 }
 
+TEST(ProgramBuilderTest, SegmentAndConstantAlignmentOptionsPlaceTheData) {
+  ProgramBuilderOptions options;
+  options.segment_alignment = 64;
+  options.constant_alignment = 4;
+  ProgramBuilder builder(options);
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer(64);
+  m.add_constant_tensor(TensorSpec::of(ScalarType::Byte, {3}), {1, 2, 3});
+  m.add_constant_tensor(TensorSpec::of(ScalarType::Byte, {2}), {4, 5});
+  m.add_planned_tensor_with_initial_value(TensorSpec::of(ScalarType::Byte, {4}), 0, 0,
+                                          {6, 7, 8, 9});
+  m.add_delegate("Seg", {10, 11}, {}, DelegateDataLocation::Segment);
+  const std::vector<uint8_t> bytes = builder.build();
+  Result<Program> program = Program::load_from_bytes(bytes);
+  ASSERT_TRUE(program.ok()) << program.error();
+  const ExtendedHeader& h = *program->extended_header();
+  EXPECT_EQ(h.segment_base_offset % 64, 0u);
+  // Constants: 3 bytes, 1 byte of padding to 4, 2 bytes (6); then segments at multiples of 64.
+  const fb::Program* root = fb::GetProgram(bytes.data());
+  EXPECT_EQ(std::vector<uint64_t>(root->constant_segment()->offsets()->begin(),
+                                  root->constant_segment()->offsets()->end()),
+            std::vector<uint64_t>({0, 0, 4}));
+  ASSERT_EQ(root->segments()->size(), 3u);
+  EXPECT_EQ(root->segments()->Get(0)->offset(), 0u);
+  EXPECT_EQ(root->segments()->Get(0)->size(), 6u);
+  EXPECT_EQ(root->segments()->Get(1)->offset(), 64u);
+  EXPECT_EQ(root->segments()->Get(1)->size(), 4u);
+  EXPECT_EQ(root->segments()->Get(2)->offset(), 128u);
+  EXPECT_EQ(root->segments()->Get(2)->size(), 2u);
+  EXPECT_EQ(h.segment_data_size, 130u);
+  EXPECT_EQ(bytes.size(), h.segment_base_offset + 130);
+  EXPECT_EQ(bytes[h.segment_base_offset + 4], 4);  // the second constant, after one pad byte
+  EXPECT_EQ(bytes[h.segment_base_offset + 128], 10);
+  expect_round_trip(builder);
+}
+
+TEST(ProgramBuilderTest, FileIdentifierIsPaddedOrCutToFourBytes) {
+  ProgramBuilderOptions short_id;
+  short_id.file_identifier = "ET1";
+  ProgramBuilder padded(short_id);
+  padded.add_method("forward");
+  const std::vector<uint8_t> padded_bytes = padded.build();
+  ASSERT_GE(padded_bytes.size(), 8u);
+  EXPECT_EQ(std::vector<uint8_t>(padded_bytes.begin() + 4, padded_bytes.begin() + 8),
+            (std::vector<uint8_t>{'E', 'T', '1', 0}));
+
+  ProgramBuilderOptions long_id;
+  long_id.file_identifier = "ET12XY";
+  ProgramBuilder cut(long_id);
+  cut.add_method("forward");
+  const std::vector<uint8_t> cut_bytes = cut.build();
+  ASSERT_GE(cut_bytes.size(), 8u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(cut_bytes.data()) + 4, 4), "ET12");
+  Result<Program> program = Program::load_from_bytes(cut_bytes);
+  EXPECT_TRUE(program.ok()) << program.error();
+}
+
 TEST(ProgramBuilderTest, RealFilesRewrittenReadBackEqual) {
   for (const char* name : {"add.pte", "linear_no_constant_segment.pte"}) {
     const std::vector<uint8_t> original =

@@ -1,0 +1,84 @@
+"""The scratch copy of the source tree and its build, kept between runs so that each mutant
+costs an incremental build: one object file and one shared library. The build uses shared
+libraries and CMAKE_LINK_DEPENDS_NO_SHARED, so a mutant does not relink the test executables.
+It is optimised (-O1, no debug information), so that a mutant that compiles to the same object
+code as the original can be recognised as equivalent (trivial compiler equivalence), and it has
+libstdc++'s assertions on."""
+
+import hashlib
+import os
+import subprocess
+import time
+
+BUILD_SETTINGS = [
+    "-G", "Ninja", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+    # libstdc++'s assertions make an out-of-range index abort instead of reading past a
+    # vector's end unnoticed (what the sanitizer builds would catch).
+    "-DCMAKE_BUILD_TYPE=Debug", "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -D_GLIBCXX_ASSERTIONS",
+    "-DBUILD_SHARED_LIBS=ON", "-DCMAKE_LINK_DEPENDS_NO_SHARED=ON",
+    "-DDEVPLAN_WITH_CUDA=OFF", "-DDEVPLAN_BUILD_BENCHMARKS=OFF", "-DDEVPLAN_LONG_TESTS=OFF",
+]
+
+
+class ScratchTree:
+    def __init__(self, repo, work, jobs):
+        self.repo = repo
+        self.work = work
+        self.src = os.path.join(work, "src")
+        self.build_dir = os.path.join(work, "build")
+        self.jobs = jobs
+        # A file holding a mutant while we run; if we are interrupted it is named here, so
+        # that the next run gives its restored copy a fresh time (a copy with the old time
+        # would leave the mutant's object file in place).
+        self.dirty_marker = os.path.join(work, "mutated-file")
+
+    def sync(self):
+        """Copy the working tree over the scratch copy, keeping the files' times."""
+        os.makedirs(self.src, exist_ok=True)
+        tar = subprocess.Popen(
+            ["tar", "--exclude=./build*", "--exclude=./.git", "--exclude=./.venv*",
+             "--exclude=./.deps", "--exclude=./out", "-cf", "-", "."],
+            cwd=self.repo, stdout=subprocess.PIPE)
+        subprocess.run(["tar", "-xpf", "-"], cwd=self.src, stdin=tar.stdout, check=True)
+        if tar.wait() != 0:
+            raise RuntimeError("copying the working tree into the scratch tree failed")
+        deps = os.path.join(self.src, ".deps")  # ExecuTorch's runtime, used in place
+        if os.path.isdir(os.path.join(self.repo, ".deps")) and not os.path.lexists(deps):
+            os.symlink(os.path.join(self.repo, ".deps"), deps)
+        if os.path.exists(self.dirty_marker):
+            with open(self.dirty_marker, encoding="utf-8") as f:
+                os.utime(os.path.join(self.src, f.read().strip()))
+            os.remove(self.dirty_marker)
+
+    def configure(self, log):
+        with open(log, "w") as out:
+            return subprocess.run(["cmake", "-S", self.src, "-B", self.build_dir] +
+                                  BUILD_SETTINGS, stdout=out, stderr=subprocess.STDOUT
+                                  ).returncode == 0
+
+    def build(self, log):
+        with open(log, "w") as out:
+            return subprocess.run(["cmake", "--build", self.build_dir, "-j", str(self.jobs)],
+                                  stdout=out, stderr=subprocess.STDOUT).returncode == 0
+
+    def write(self, path, lines):
+        """Put a file's text in the scratch tree with a fresh time."""
+        with open(self.dirty_marker, "w", encoding="utf-8") as f:
+            f.write(path)
+        with open(os.path.join(self.src, path), "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        now = time.time()
+        os.utime(os.path.join(self.src, path), (now, now))
+
+    def restore(self, path, lines):
+        self.write(path, lines)
+        os.remove(self.dirty_marker)
+
+
+def object_digests(paths):
+    digests = {}
+    for path in paths:
+        if path and os.path.exists(path):
+            with open(path, "rb") as f:
+                digests[path] = hashlib.sha1(f.read()).hexdigest()
+    return digests
