@@ -24,14 +24,16 @@ class Mutant:
     end: int  # one past the last replaced line (start == end: lines inserted)
     old: tuple  # the replaced lines
     new: tuple  # the lines put in their place
+    # An insertion's anchor: the line it follows ("" at the top of the file).
+    anchor: str = ""
     # How many earlier lines of the file read the same as old[0] (or, for an insertion, as the
-    # line before it): tells apart the same change made to two identical lines.
+    # anchor): tells apart the same change made to two identical lines.
     occurrence: int = 0
 
     @property
     def id(self):
-        text = "\0".join([self.path, "\n".join(l.strip() for l in self.old), "\n".join(
-            l.strip() for l in self.new), str(self.occurrence)])
+        text = "\0".join([self.path, "\n".join(l.strip() for l in self.old) or self.anchor.strip(),
+                           "\n".join(l.strip() for l in self.new), str(self.occurrence)])
         return hashlib.sha1(text.encode()).hexdigest()[:12]
 
     @property
@@ -92,7 +94,11 @@ def _single_change(path, original, mutated):
         return None
     _, i1, i2, j1, j2 = ops[0]
     return Mutant(path, i1, i2, tuple(original[i1:i2]), tuple(mutated[j1:j2]),
-                  occurrence(original, i1, i2))
+                  anchor(original, i1, i2), occurrence(original, i1, i2))
+
+
+def anchor(original, start, end):
+    return original[start - 1] if end == start and start > 0 else ""
 
 
 def occurrence(original, start, end):
@@ -115,7 +121,8 @@ def generate(repo, path, mutate_tool, cache_dir):
             stored = json.load(f)
         if stored.get("digest") == digest and stored.get("version") == CACHE_VERSION:
             return [Mutant(path, m[0], m[1], tuple(original[m[0]:m[1]]), tuple(m[2]),
-                           occurrence(original, m[0], m[1])) for m in stored["mutants"]]
+                           anchor(original, m[0], m[1]), occurrence(original, m[0], m[1]))
+                    for m in stored["mutants"]]
 
     suffix = os.path.splitext(path)[1]
     with tempfile.TemporaryDirectory() as tmp:

@@ -34,6 +34,12 @@ class MethodTest : public LeakCheckedTest {
     method_ = std::move(m).value();
     return method_.get();
   }
+  // Loads `plan` (a load failure is returned as Internal, naming it) and executes it once.
+  Error load_and_execute(const MethodPlan& plan, MethodRuntime runtime = MethodRuntime()) {
+    Result<Method*> m = load(plan, runtime);
+    if (!m.ok()) return Error(ErrorCode::Internal, "did not load: " + m.error().message());
+    return (*m)->execute();
+  }
   void TearDown() override {
     method_.reset();
     memory_.reset();
@@ -202,10 +208,7 @@ TEST_F(MethodTest, HostKernelOnDeviceTensorNamesOperatorAndValue) {
   int32_t alpha = b.add_int(1);
   int32_t y = b.add_planned_tensor(kFloat4Cuda0, dev, 16);
   b.add_kernel_call("aten::add", "out", {x, x, alpha, y, y});
-  MethodPlan plan = b.plan();
-  Result<Method*> m = load(plan);
-  ASSERT_TRUE(m.ok()) << m.error();
-  Error e = (*m)->execute();
+  Error e = load_and_execute(b.plan());
   EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(e.message(),
             "method 'forward': chain 0 instruction 0: aten::add.out: value 0: tensor is on "
@@ -525,10 +528,7 @@ TEST_F(MethodTest, MovingAFreedValueCarriesItsFreedState) {
   p.b.add_free(p.a);
   p.b.add_move(p.a, p.slot);
   p.b.add_kernel_call("aten::add", "out", {p.slot, p.bb, p.alpha, p.out, p.out});
-  MethodPlan plan = p.b.plan();
-  Result<Method*> m = load(plan);
-  ASSERT_TRUE(m.ok()) << m.error();
-  Error e = (*m)->execute();
+  Error e = load_and_execute(p.b.plan());
   EXPECT_EQ(e.code(), ErrorCode::InvalidState);
   EXPECT_EQ(e.message(),
             "method 'forward': chain 0 instruction 2: value 4 is used after a FreeCall released "
@@ -560,10 +560,7 @@ TEST_F(MethodTest, FreeingANonTensorIsInvalidType) {
   FreeCallProgram p;
   int32_t k = p.b.add_int(3);
   p.b.add_free(k);
-  MethodPlan plan = p.b.plan();
-  Result<Method*> m = load(plan);
-  ASSERT_TRUE(m.ok()) << m.error();
-  Error e = (*m)->execute();
+  Error e = load_and_execute(p.b.plan());
   EXPECT_EQ(e.code(), ErrorCode::InvalidType);
   EXPECT_EQ(e.message(),
             "method 'forward': chain 0 instruction 0: FreeCall target value 5 is Int, not a "

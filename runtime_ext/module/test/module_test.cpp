@@ -1,5 +1,7 @@
 #include "module_test_support.h"
 
+#include <malloc.h>
+
 namespace devplan {
 namespace {
 
@@ -198,6 +200,25 @@ TEST_F(ModuleTest, ShareMemoryArenasCpuMethodsShareOneBuffer) {
   EXPECT_EQ(tracking().allocate_calls(), 0u);
   Result<std::vector<EValue>> out = module.execute("forward2", {});
   ASSERT_TRUE(out.ok()) << out.error();
+}
+
+// Each shared arena holds every byte of its buffer: a tensor at offset 0 sits at the start of
+// the arena's allocation, whose usable size is at least the buffer's.
+TEST_F(ModuleTest, ShareMemoryArenasHoldTheWholeBuffer) {
+  for (uint64_t size : {uint64_t{16}, uint64_t{1000}, uint64_t{1024}, uint64_t{65536}}) {
+    ProgramBuilder builder;
+    MethodBuilder& m = builder.add_method("forward");
+    const uint32_t buffer = m.add_buffer(size);
+    const int32_t t = m.add_planned_tensor(TensorSpec::of(ScalarType::Byte, {4}), buffer, 0);
+    m.set_outputs({t});
+    ModuleOptions options;
+    options.share_memory_arenas = true;
+    Module module(builder.build(), options);
+    ASSERT_TRUE(module.load_method("forward").ok());
+    const void* base = (*module.method("forward"))->value(t).tensor.data;
+    ASSERT_NE(base, nullptr);
+    EXPECT_GE(malloc_usable_size(const_cast<void*>(base)), size) << size;
+  }
 }
 
 TEST_F(ModuleTest, CallerSuppliedPlannedMemoryIsUsedAsGiven) {

@@ -123,6 +123,51 @@ TEST(LocalSearchTest, ImprovesTheGreedyPlacementToTheBound) {
   EXPECT_EQ(again.offsets, r.offsets);
 }
 
+// Two items that could share bytes, placed apart: the search brings the top down to the bound
+// (two items are enough to search).
+TEST(LocalSearchTest, TwoItemsAreEnoughToSearch) {
+  PlacementEngine engine({32, 32}, {0, 2}, {1, 3});
+  const std::vector<uint64_t> apart = {0, 32};
+  LocalSearchResult r = improve_placement(engine, apart, 64, 32, 100, 1);
+  EXPECT_EQ(r.total, 32u);
+  EXPECT_EQ(r.offsets, (std::vector<uint64_t>{0, 0}));
+}
+
+// The search is deterministic in its seed, so its result on a fixed random instance is
+// pinned: 400 items, 2000 iterations, every kind of move (rotations, swaps, shuffles and the
+// exact solver) taken many times.
+TEST(LocalSearchTest, ResultOnAFixedInstanceIsPinned) {
+  uint64_t state = 99;
+  auto next = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  std::vector<uint64_t> sizes;
+  std::vector<int32_t> firsts, lasts;
+  for (int i = 0; i < 400; ++i) {
+    sizes.push_back(16 * (1 + next(64)));
+    const int32_t first = static_cast<int32_t>(next(300));
+    firsts.push_back(first);
+    lasts.push_back(first + static_cast<int32_t>(next(next(8) == 0 ? 200 : 12)));
+  }
+  PlacementEngine engine(sizes, firsts, lasts);
+  std::vector<int32_t> order(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  std::vector<uint64_t> offsets;
+  const uint64_t greedy = engine.place(order, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets);
+  std::vector<PlanItem> items;
+  for (size_t i = 0; i < sizes.size(); ++i) items.push_back({sizes[i], firsts[i], lasts[i]});
+  const uint64_t bound = live_bytes_lower_bound(items, 16);
+  const LocalSearchResult r = improve_placement(engine, offsets, greedy, bound, 2000, 11);
+  EXPECT_TRUE(verify_offsets(items, r.offsets, r.total, 16).empty());
+  uint64_t digest = 1469598103934665603ull;
+  for (uint64_t offset : r.offsets) digest = (digest ^ offset) * 1099511628211ull;
+  EXPECT_EQ(greedy, 18752u);
+  EXPECT_EQ(bound, 16400u);
+  EXPECT_EQ(r.total, 17392u);
+  EXPECT_EQ(digest, 14181620238425731139ull);
+}
+
 TEST(LocalSearchTest, NoBudgetOrAtTheBoundChangesNothing) {
   PlacementEngine engine = tricky_chain_engine();
   std::vector<uint64_t> offsets = {0, 304, 160, 0};

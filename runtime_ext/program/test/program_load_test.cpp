@@ -65,6 +65,22 @@ TEST(ProgramLoadTest, OtherIdentifiersAreNotPrograms) {
             "not a program: file identifier is 'eT12' (expected 'ET12')");
 }
 
+// Printable bytes show as they are, from the space up to '~', except the backslash and the
+// quote that delimits them; every other byte shows as \xNN.
+TEST(ProgramLoadTest, IdentifierBytesShowPrintableOrEscaped) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {" !&(", " !&("},
+      {"~\\'\x1f", "~\\x5c\\x27\\x1f"},
+      {std::string("a\x7f\x80") + '\0', "a\\x7f\\x80\\x00"},
+  };
+  for (const auto& [bytes, shown] : cases) {
+    std::vector<uint8_t> file = {16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    std::copy(bytes.begin(), bytes.end(), file.begin() + 4);
+    EXPECT_EQ(load_error(file).message(),
+              "not a program: file identifier is '" + shown + "' (expected 'ET12')");
+  }
+}
+
 TEST(ProgramLoadTest, OtherEtVersionsAreIncompatibleVersions) {
   for (const char* id : {"ET11", "ET13", "ET00", "ETab"}) {
     ProgramBuilderOptions options;

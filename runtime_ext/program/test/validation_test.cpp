@@ -988,6 +988,24 @@ TEST(RawTableValidationTest, InstructionWithoutArguments) {
             "method 'forward': chain 0, instruction 0: has no arguments (instruction type NONE)");
 }
 
+TEST(RawTableValidationTest, CallsWithoutTheirTables) {
+  for (fb::InstructionArguments type :
+       {fb::InstructionArguments::KernelCall, fb::InstructionArguments::DelegateCall}) {
+    const Error e = raw_method_status([type](flatbuffers::FlatBufferBuilder& fbb) {
+      std::vector<flatbuffers::Offset<fb::Instruction>> instructions{
+          fb::CreateInstruction(fbb, type, 0)};
+      std::vector<flatbuffers::Offset<fb::Chain>> chains{
+          fb::CreateChain(fbb, 0, 0, fbb.CreateVector(instructions))};
+      return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+                                     fbb.CreateVector(chains));
+    });
+    EXPECT_EQ(e.message(),
+              std::string("method 'forward': chain 0, instruction 0: ") +
+                  (type == fb::InstructionArguments::KernelCall ? "KernelCall" : "DelegateCall") +
+                  " has no table");
+  }
+}
+
 TEST(RawTableValidationTest, OperatorWithoutAName) {
   const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
     std::vector<flatbuffers::Offset<fb::Operator>> ops{fb::CreateOperator(fbb)};
