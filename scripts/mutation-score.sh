@@ -29,4 +29,5 @@ if [ ! -x "$venv/bin/mutate" ] ||
 fi
 
 export RC_PARAMS=${RC_PARAMS:-seed=1}
+export PYTHONDONTWRITEBYTECODE=1
 exec python3 "$repo/scripts/mutation/mutation_score.py" --mutate-tool "$venv/bin/mutate" "$@"

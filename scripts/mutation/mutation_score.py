@@ -71,16 +71,23 @@ def say(*parts):
     print("mutation-score:", *parts, flush=True)
 
 
-def chosen_files(repo, database, paths):
+def fail(message):
+    """Stops with exit status 2: the score could not be measured."""
+    print("mutation-score: " + message, file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def expand_paths(repo, paths):
+    """The C++ files PATH names (folders expanded, test folders left out), relative to the
+    repository; checked before anything is built. None for the default set."""
     if not paths:
-        return [p for p in database.sources() if p.startswith(DEFAULT_ROOTS) and
-                p.endswith(".cpp") and "/test/" not in p]
+        return None
     files = []
     for given in paths:
         full = os.path.realpath(os.path.join(repo, given) if not os.path.isabs(given) else given)
         relative = os.path.relpath(full, repo)
         if relative.startswith(".."):
-            raise SystemExit(f"mutation-score: {given}: not inside the repository {repo}")
+            fail(f"{given}: not inside the repository {repo}")
         if os.path.isdir(full):
             for folder, _, names in os.walk(full):
                 for name in sorted(names):
@@ -89,14 +96,24 @@ def chosen_files(repo, database, paths):
                         files.append(path)
         elif os.path.isfile(full):
             if not full.endswith(CXX_SUFFIXES):
-                raise SystemExit(f"mutation-score: {given}: not a C++ file (.cpp or .h)")
+                fail(f"{given}: not a C++ file (.cpp or .h)")
             files.append(relative)
         else:
-            raise SystemExit(f"mutation-score: {given}: no such file or folder")
-    built = [f for f in files if database.syntax_check_command(f, f) is not None]
-    for f in sorted(set(files) - set(built)):
+            fail(f"{given}: no such file or folder")
+    if not files:
+        fail(" ".join(paths) + ": no C++ files outside test/")
+    return sorted(set(files))
+
+
+def chosen_files(database, named):
+    """The files to mutate that the scratch build compiles (a header: a source in its folder)."""
+    if named is None:
+        return [p for p in database.sources() if p.startswith(DEFAULT_ROOTS) and
+                p.endswith(".cpp") and "/test/" not in p]
+    built = [f for f in named if database.syntax_check_command(f, f) is not None]
+    for f in sorted(set(named) - set(built)):
         say(f"skipping {f}: the scratch build compiles nothing in its folder")
-    return sorted(set(built))
+    return built
 
 
 def pick_sample(args, database, all_mutants, originals):
@@ -129,8 +146,12 @@ def pick_sample(args, database, all_mutants, originals):
 def survivors_of(results_path, all_mutants):
     """The survivors of an earlier run, found again by file, line and mutated text, and the
     earlier run's other outcomes (kept as they were: tests were only added since)."""
-    with open(results_path, encoding="utf-8") as f:
-        earlier = json.load(f)
+    try:
+        with open(results_path, encoding="utf-8") as f:
+            earlier = json.load(f)
+        records = earlier["mutants"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        fail(f"{results_path}: not a results.json of an earlier run ({error})")
     by_text = {}
     for m in all_mutants:
         by_text.setdefault((m.path, tuple(m.new)), []).append(m)
@@ -145,13 +166,13 @@ def survivors_of(results_path, all_mutants):
         ranked = sorted(candidates, key=lambda m: abs(m.line - record["line"]))
         if not ranked or (len(ranked) > 1 and abs(ranked[0].line - record["line"]) == abs(
                 ranked[1].line - record["line"])):
-            raise SystemExit(f"mutation-score: {record['path']}:{record['line']}: the mutant of "
+            fail(f"{record['path']}:{record['line']}: the mutant of "
                              f"{results_path} is not among today's mutants (did the file "
                              "change?)")
         return ranked[0]
 
     survivors, kept = [], []
-    for record in earlier["mutants"]:
+    for record in records:
         mutant = find(record)
         if record["outcome"] == report.SURVIVED:
             survivors.append(mutant)
@@ -219,6 +240,11 @@ def test_mutants(args, tree, database, chosen, originals, listed, excluded):
 def main(argv):
     args = parse_args(argv)
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    named = expand_paths(repo, args.paths)
+    try:
+        listed = equivalents.load(os.path.join(repo, "scripts", "mutation-equivalent.txt"))
+    except ValueError as error:
+        fail(str(error))
     os.makedirs(args.work, exist_ok=True)
     begin = time.monotonic()
     tree = scratch_tree.ScratchTree(repo, args.work, args.jobs)
@@ -231,7 +257,7 @@ def main(argv):
         say(f"the unmutated tree does not build (see {args.work}/build-baseline.log)")
         return 2
     database = compile_check.CompileDatabase(tree.build_dir, tree.src)
-    files = chosen_files(repo, database, args.paths)
+    files = chosen_files(database, named)
     if not files:
         say("nothing to mutate")
         return 2
@@ -261,7 +287,6 @@ def main(argv):
         say("these tests fail without any mutant and are left out: " + ", ".join(excluded))
     say(f"baseline tests: {baseline.seconds:.0f} s")
 
-    listed = equivalents.load(os.path.join(repo, "scripts", "mutation-equivalent.txt"))
     results = earlier + test_mutants(args, tree, database, chosen, originals, listed, excluded)
     command = "scripts/mutation-score.sh " + " ".join(shlex.quote(a) for a in argv)
     report_path = os.path.join(args.work, "report.md")
