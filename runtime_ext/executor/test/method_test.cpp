@@ -50,6 +50,17 @@ class MethodTest : public LeakCheckedTest {
   std::unique_ptr<Method> method_;
 };
 
+// x = float[2, 2] planned in a 16-byte buffer on cuda:2, the method's input and output.
+MethodPlan device_input_output_plan() {
+  MethodBuilder b("forward");
+  uint32_t dev = b.add_buffer(16, Device::cuda(2));
+  int32_t x =
+      b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(2)), dev, 0);
+  b.set_inputs({x});
+  b.set_outputs({x});
+  return b.plan();
+}
+
 // add(a, b) on the CPU: a, b and out planned in one 48-byte buffer.
 MethodPlan cpu_add_plan() {
   MethodBuilder m("forward");
@@ -330,13 +341,7 @@ TEST_F(MethodTest, SetInputChecksIndexTypeAndShape) {
 }
 
 TEST_F(MethodTest, DeviceInputIsCopiedThroughTheAllocator) {
-  MethodBuilder b("forward");
-  uint32_t dev = b.add_buffer(16, Device::cuda(2));
-  int32_t x =
-      b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(2)), dev, 0);
-  b.set_inputs({x});
-  b.set_outputs({x});
-  MethodPlan plan = b.plan();
+  MethodPlan plan = device_input_output_plan();
   Result<Method*> m = load(plan);
   ASSERT_TRUE(m.ok()) << m.error();
   HostTensor<float> in({2, 2}, {5, 6, 7, 8});
@@ -852,13 +857,7 @@ TEST_F(MethodTest, CopyingAScalarOutputIsInvalidType) {
 }
 
 TEST_F(MethodTest, DeviceCopiesWithoutARegisteredAllocatorAreNotFound) {
-  MethodBuilder b("forward");
-  uint32_t dev = b.add_buffer(16, Device::cuda(2));
-  int32_t x =
-      b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(2)), dev, 0);
-  b.set_inputs({x});
-  b.set_outputs({x});
-  MethodPlan plan = b.plan();
+  MethodPlan plan = device_input_output_plan();
   Result<Method*> m = load(plan);
   ASSERT_TRUE(m.ok()) << m.error();
   HostTensor<float> in({2, 2}, {5, 6, 7, 8});
