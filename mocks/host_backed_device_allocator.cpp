@@ -9,11 +9,19 @@
 
 namespace devplan {
 
+const char* device_backing_name(DeviceBacking backing) {
+  return backing == DeviceBacking::Unbacked ? "unbacked" : "host";
+}
+
 HostBackedDeviceAllocator::HostBackedDeviceAllocator(DeviceType type, std::string name)
     : type_(type), name_(std::move(name)) {}
 
 HostBackedDeviceAllocator::~HostBackedDeviceAllocator() {
   for (auto& [ptr, block] : blocks_) {
+    if (block.unbacked) {
+      reserved_.unreserve(ptr, block.size);
+      continue;
+    }
     asan_unpoison(ptr, block.size);
     ::operator delete(const_cast<void*>(ptr), std::align_val_t(block.alignment));
   }
@@ -26,6 +34,20 @@ Result<void*> HostBackedDeviceAllocator::allocate(size_t nbytes, DeviceIndex ind
     return allocation_error(ErrorCode::InvalidArgument,
                             "alignment " + std::to_string(alignment) + " for " +
                                 bytes_on_device(nbytes, device) + " is not a power of two");
+  }
+  if (backing_ == DeviceBacking::Unbacked) {
+    Result<void*> reserved =
+        nbytes <= kHostAllocationLimit
+            ? reserved_.reserve(nbytes, alignment)
+            : Result<void*>(Error(ErrorCode::MemoryAllocationFailed, "above the 1 TiB limit"));
+    if (!reserved.ok()) {
+      return allocation_error(ErrorCode::MemoryAllocationFailed,
+                              "address space for " + bytes_on_device(nbytes, device) +
+                                  " could not be reserved: " + reserved.error().message());
+    }
+    unbacked_blocks_.emplace(reinterpret_cast<uintptr_t>(*reserved), nbytes);
+    add_block(*reserved, HostBlock{nbytes, alignment, index, false, true});
+    return *reserved;
   }
   void* ptr = nullptr;
   if (nbytes <= kHostAllocationLimit) {
@@ -59,12 +81,14 @@ std::optional<LiveBlock> HostBackedDeviceAllocator::find_live_block(const void* 
 
 Error HostBackedDeviceAllocator::copy_host_to_device(void* dst, const void* src, size_t nbytes,
                                                      DeviceIndex /*index*/) {
+  DEVPLAN_RETURN_IF_ERROR(back_for_copy(dst, nbytes));
   if (nbytes > 0) std::memcpy(dst, src, nbytes);
   return Error::success();
 }
 
 Error HostBackedDeviceAllocator::copy_device_to_host(void* dst, const void* src, size_t nbytes,
                                                      DeviceIndex /*index*/) {
+  DEVPLAN_RETURN_IF_ERROR(back_for_copy(src, nbytes));
   if (nbytes > 0) std::memcpy(dst, src, nbytes);
   return Error::success();
 }
@@ -81,6 +105,15 @@ bool HostBackedDeviceAllocator::is_quarantined(const void* ptr) const {
 
 void HostBackedDeviceAllocator::read_held(const void* block_start, const void* ptr, size_t nbytes,
                                           void* out) const {
+  const HostBlock& block = blocks_.at(block_start);
+  if (block.unbacked) {
+    if (block.quarantined) {  // its pages were dropped when it was freed
+      std::memset(out, fill_patterns_ ? kFreedPattern : 0, nbytes);
+    } else {
+      reserved_.read(ptr, nbytes, fill_patterns_ ? kFreshPattern : 0, out);
+    }
+    return;
+  }
   const bool poisoned = is_quarantined(block_start);
   const size_t block_size = poisoned ? blocks_.at(block_start).size : 0;
   if (poisoned) asan_unpoison(block_start, block_size);
@@ -109,6 +142,16 @@ void HostBackedDeviceAllocator::add_block(const void* ptr, const HostBlock& bloc
 
 void HostBackedDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
   block.quarantined = true;
+  if (block.unbacked) {  // no host memory stays behind it; the range stays reserved
+    reserved_.drop(ptr, block.size);
+    if (!quarantine_.admits(0)) {
+      release(ptr);
+      return;
+    }
+    quarantine_.push({ptr, 0});
+    quarantine_.evict_over_limits([this](const BlockQuarantine::Entry& e) { release(e.ptr); });
+    return;
+  }
   if (!quarantine_.admits(block.size)) {
     release(ptr);
     return;
@@ -123,10 +166,28 @@ void HostBackedDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
 
 void HostBackedDeviceAllocator::release(const void* ptr) {
   auto it = blocks_.find(ptr);
-  asan_unpoison(ptr, it->second.size);
-  ::operator delete(const_cast<void*>(ptr), std::align_val_t(it->second.alignment));
+  if (it->second.unbacked) {
+    reserved_.unreserve(ptr, it->second.size);
+    unbacked_blocks_.erase(reinterpret_cast<uintptr_t>(ptr));
+  } else {
+    asan_unpoison(ptr, it->second.size);
+    ::operator delete(const_cast<void*>(ptr), std::align_val_t(it->second.alignment));
+  }
   spare_ = blocks_.extract(it);
   if (on_release_) on_release_(ptr);
+}
+
+Error HostBackedDeviceAllocator::back_for_copy(const void* ptr, size_t nbytes) {
+  if (nbytes == 0 || unbacked_blocks_.empty()) return Error::success();
+  const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  auto next = unbacked_blocks_.upper_bound(address);
+  if (next == unbacked_blocks_.begin()) return Error::success();
+  const auto& [start, size] = *std::prev(next);
+  if (address - start >= size) return Error::success();  // a host-backed block
+  Error backed = reserved_.back(ptr, nbytes, fill_patterns_ ? kFreshPattern : 0);
+  if (!backed.ok())
+    return Error(ErrorCode::MemoryAllocationFailed, name_ + ": " + backed.message());
+  return Error::success();
 }
 
 }  // namespace devplan

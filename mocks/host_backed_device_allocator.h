@@ -14,6 +14,16 @@
 // InvalidArgument for an alignment that is not a power of two; MemoryAllocationFailed when the
 // host cannot provide the memory (always so above kHostAllocationLimit).
 //
+// Backing (set_backing, DeviceBacking::Host by default). An Unbacked block is an address range
+// with no host memory behind it (ReservedAddressSpace): allocating 16 GiB costs no RAM and no
+// fill, and any host access through the pointer faults. A copy into or out of such a block backs
+// the pages it touches, lazily, filling each new page with kFreshPattern first, so the bytes read
+// back are exactly what a host-backed block would hold. Freeing drops the pages and makes the
+// range inaccessible again; the quarantine keeps the range reserved (it counts the host bytes a
+// block holds, which for a freed unbacked block is none). peek() of a quarantined unbacked block
+// reads kFreedPattern; of a never-copied page of a live one, kFreshPattern (as if filled). The
+// backing of each block is fixed when it is allocated; set_backing() applies to later blocks.
+//
 // Threading: not synchronized (see DeviceAllocatorAdaptor). The destructor frees every block it
 // holds, live ones included, without calling the listener.
 #pragma once
@@ -21,13 +31,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <unordered_map>
 
 #include <mocks/block_quarantine.h>
+#include <mocks/reserved_address_space.h>
 #include <mocks/sized_device_allocator.h>
 
 namespace devplan {
+
+// What stands behind a simulated device block.
+enum class DeviceBacking {
+  Host,      // a host allocation of the block's size, filled with the patterns
+  Unbacked,  // a reserved address range; host pages only where copies touch it
+};
+
+// "host" or "unbacked".
+const char* device_backing_name(DeviceBacking backing);
 
 class HostBackedDeviceAllocator : public SizedDeviceAllocator {
  public:
@@ -61,6 +82,11 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   void set_quarantine_limits(size_t max_bytes, size_t max_blocks);
   // Whether new and quarantined blocks are filled with the patterns (on by default).
   void set_fill_patterns(bool on) { fill_patterns_ = on; }
+  // How blocks allocated from now on are backed (see the header comment).
+  void set_backing(DeviceBacking backing) { backing_ = backing; }
+  DeviceBacking backing() const { return backing_; }
+  // Host bytes behind unbacked blocks that copies have backed (live and quarantined).
+  size_t unbacked_backed_bytes() const { return reserved_.backed_bytes(); }
   // Called with a freed block's start each time its memory goes back to the system.
   void set_release_listener(ReleaseListener listener) { on_release_ = std::move(listener); }
 
@@ -78,6 +104,7 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
     size_t alignment = 0;
     DeviceIndex index = 0;
     bool quarantined = false;
+    bool unbacked = false;
   };
 
   using BlockMap = std::unordered_map<const void*, HostBlock>;
@@ -88,6 +115,9 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   void quarantine(const void* ptr, HostBlock& block);
   // Returns a freed block's memory to the system and tells the listener.
   void release(const void* ptr);
+  // Backs the pages a copy touches when `ptr` lies in an unbacked block (the caller checked
+  // that the range lies inside one live block).
+  Error back_for_copy(const void* ptr, size_t nbytes);
 
   const DeviceType type_;
   const std::string name_;
@@ -96,6 +126,10 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   BlockQuarantine quarantine_{kDefaultQuarantineBytes, kDefaultQuarantineBlocks};
   ReleaseListener on_release_;
   bool fill_patterns_ = true;
+  DeviceBacking backing_ = DeviceBacking::Host;
+  ReservedAddressSpace reserved_;
+  // Unbacked blocks' start -> size, ordered, so that a copy's interior pointer finds its block.
+  std::map<uintptr_t, size_t> unbacked_blocks_;
 };
 
 }  // namespace devplan

@@ -127,6 +127,21 @@ void TrackingDeviceAllocator::set_fill_patterns(bool on) {
   host_.set_fill_patterns(on);
 }
 
+void TrackingDeviceAllocator::set_backing(DeviceBacking backing) {
+  std::lock_guard<std::mutex> lock(mu_);
+  host_.set_backing(backing);
+}
+
+DeviceBacking TrackingDeviceAllocator::backing() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return host_.backing();
+}
+
+size_t TrackingDeviceAllocator::unbacked_backed_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return host_.unbacked_backed_bytes();
+}
+
 void TrackingDeviceAllocator::set_max_allocation_bytes(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   limits_.set_max_allocation_bytes(bytes);

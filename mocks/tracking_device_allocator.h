@@ -26,12 +26,12 @@
 //   misuse:  "double free of #3 cuda:0 48 B owner forward/buffer 1"
 //            (see MisuseKind for every kind's line).
 //
-// Memory. Each block is a separate host allocation of exactly the requested size at the
-// requested alignment; new blocks are filled with kFreshPattern (0xCD) and freed blocks with
-// kFreedPattern (0xDD). A freed block is kept, poisoned, in a bounded quarantine (FIFO, limited
-// by bytes and by count) before it goes back to the system, so its address is not reused while
-// a stale pointer to it may still be around; copies through such a pointer are refused and
-// recorded. In AddressSanitizer builds quarantined blocks are also poisoned for ASan, so a host
+// Memory. By default (DeviceBacking::Host) each block is a separate host allocation of exactly the
+// requested size at the requested alignment; new blocks are filled with kFreshPattern (0xCD) and
+// freed blocks with kFreedPattern (0xDD). A freed block is kept, poisoned, in a bounded quarantine
+// (FIFO, limited by bytes and by count) before it goes back to the system, so its address is not
+// reused while a stale pointer to it may still be around; copies through such a pointer are refused
+// and recorded. In AddressSanitizer builds quarantined blocks are also poisoned for ASan, so a host
 // kernel that dereferences a stale device pointer is reported by the sanitizer. A block that
 // left the quarantine stays known as freed (double frees and stale copies are still caught)
 // until this allocator hands out an overlapping address again, or until kRememberedReleases
@@ -183,6 +183,15 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   // (on by default). Runs that only load and unload, and read no device byte, may turn it off:
   // the fills are most of the cost of a large allocation.
   void set_fill_patterns(bool on);
+  // How blocks allocated from now on are backed: DeviceBacking::Host (the default: host memory
+  // of the block's size, filled with the patterns) or DeviceBacking::Unbacked (an address range
+  // with no host memory; copies back just the pages they touch; see HostBackedDeviceAllocator).
+  // Every check of the ledger applies to both. Runs that only load and unload (simulate) use
+  // Unbacked, so a program with 64 GiB of planned device memory loads in a few MB of RAM.
+  void set_backing(DeviceBacking backing);
+  DeviceBacking backing() const;
+  // Host bytes that copies have backed inside unbacked blocks (live and quarantined ones).
+  size_t unbacked_backed_bytes() const;
   // Sets the largest size one allocation may have (default kDefaultMaxAllocationBytes).
   void set_max_allocation_bytes(uint64_t bytes);
   uint64_t max_allocation_bytes() const;
