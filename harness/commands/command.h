@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <harness/commands/device_environment.h>
+#include <harness/commands/memory_ceilings.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/program/file_data_loader.h>  // read_file
@@ -57,10 +58,11 @@ struct RunReport;
 Result<RunReport> run_program(const std::string& file, const std::string& method,
                               const std::vector<std::string>& inputs, bool* usage_error,
                               DeviceKind device = DeviceKind::Simulated,
-                              RuntimeKind runtime = RuntimeKind::Devplan);
+                              RuntimeKind runtime = RuntimeKind::Devplan,
+                              const MemoryCeilings& ceilings = MemoryCeilings());
 
-// Loads the program in `path` through a memory-mapped file (one copy of the bytes: the
-// Program's own). The errors of MmapDataLoader::open, then Program::load's.
+// Loads the program in `path` from a memory-mapped file, read in place (no copy of the bytes). The
+// errors of MmapDataLoader::open, then Program::load's.
 Result<Program> load_program_file(const std::string& path);
 
 }  // namespace devplan::harness

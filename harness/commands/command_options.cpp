@@ -29,6 +29,13 @@ Result<UnloadBug> parse_injected_bug(const std::string& text) {
   return *bug;
 }
 
+Result<DeviceBacking> parse_device_backing(const std::string& text) {
+  if (text == "unbacked") return DeviceBacking::Unbacked;
+  if (text == "host") return DeviceBacking::Host;
+  return Error(ErrorCode::InvalidArgument,
+               "--backing expects unbacked or host, got '" + text + "'");
+}
+
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device) {
   return app
       .add_option_function<std::string>(

@@ -22,6 +22,9 @@ CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime);
 // otherwise (None is not a bug to inject).
 Result<UnloadBug> parse_injected_bug(const std::string& text);
 
+// The --backing values: unbacked or host; InvalidArgument otherwise.
+Result<DeviceBacking> parse_device_backing(const std::string& text);
+
 // --device simulated|cuda (default simulated).
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device);
 

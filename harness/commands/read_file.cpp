@@ -8,7 +8,6 @@
 
 #include <harness/cli/exit_codes.h>
 #include <runtime_ext/program/file_data_loader.h>
-#include <runtime_ext/program/mmap_data_loader.h>
 #include <runtime_ext/program/regular_file.h>
 
 namespace devplan::harness {
@@ -26,8 +25,8 @@ int exit_after_write_failure(int code) {
 }
 
 Result<Program> load_program_file(const std::string& path) {
-  DEVPLAN_ASSIGN_OR_RETURN(MmapDataLoader loader, MmapDataLoader::open(path));
-  return Program::load(loader);
+  DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(path));
+  return image.program();
 }
 
 Error write_file(const std::string& path, const std::string& text) {

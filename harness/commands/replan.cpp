@@ -74,9 +74,8 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
 
 }  // namespace
 
-Result<ReplanResult> replan_program(const std::vector<uint8_t>& bytes, PlannerAlgorithm algorithm) {
-  DEVPLAN_ASSIGN_OR_RETURN(
-      Program program, Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size())));
+Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
   ReplanResult result;
   ProgramBuilder builder;
   for (size_t m = 0; m < program.num_methods(); ++m) {

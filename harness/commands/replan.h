@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/engine/program_image.h>
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/planning/offset_planner.h>
@@ -40,6 +41,6 @@ struct ReplanResult {
 };
 
 // Errors: the program does not load (its error), a method does not validate, a planner error.
-Result<ReplanResult> replan_program(const std::vector<uint8_t>& bytes, PlannerAlgorithm algorithm);
+Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm);
 
 }  // namespace devplan::harness

@@ -36,9 +36,9 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string& output = parsed->output;
   const bool json = parsed->json;
   auto fail = [&](const Error& e) { return fail_planner_command(e, "replan", json, out, err); };
-  Result<std::vector<uint8_t>> bytes = read_file(file);
-  if (!bytes.ok()) return fail(bytes.error());
-  Result<ReplanResult> result = replan_program(*bytes, parsed->algorithm);
+  Result<ProgramImage> image = ProgramImage::map(file);
+  if (!image.ok()) return fail(image.error());
+  Result<ReplanResult> result = replan_program(*image, parsed->algorithm);
   if (!result.ok()) return fail(result.error().with_context(file));
   Error e = write_file(output, std::string(result->bytes.begin(), result->bytes.end()));
   if (!e.ok()) return fail(e);

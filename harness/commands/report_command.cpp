@@ -119,10 +119,8 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir,
                           RuntimeKind runtime) {
   ProgramRow row;
   row.name = base_name(file);
-  Result<std::vector<uint8_t>> bytes = read_file(file);
-  Result<Program> program =
-      bytes.ok() ? Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()))
-                 : Result<Program>(bytes.error());
+  Result<ProgramImage> image = ProgramImage::map(file);
+  Result<Program> program = image.ok() ? image->program() : Result<Program>(image.error());
   Result<std::vector<MethodSummary>> summary =
       program.ok() ? summarize_program(*program)
                    : Result<std::vector<MethodSummary>>(program.error());
@@ -140,7 +138,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir,
   }
   SimulationOptions simulation;
   simulation.runtime = runtime;
-  Result<SimulationResult> sim = simulate_program(*bytes, simulation);
+  Result<SimulationResult> sim = simulate_program(*image, simulation);
   if (sim.ok()) {
     row.allocations = sim->allocations.size();
     row.leaks = sim->leaks.size();

@@ -1,7 +1,9 @@
-// devplan run FILE [--method NAME] [--input VALUES]... [--json]
+// devplan run FILE [--method NAME] [--input VALUES]... [--max-device-allocation SIZE]
+//                  [--max-host-buffer SIZE] [--json]
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/device_environment.h>
+#include <harness/commands/memory_ceilings.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/tensor_values.h>
 #include <harness/engine/child_process.h>
@@ -25,6 +27,7 @@ struct RunCommandLine {
   bool json = false;
   DeviceKind device = DeviceKind::Simulated;
   RuntimeKind runtime = RuntimeKind::Devplan;
+  MemoryCeilings ceilings;  // device memory is host-backed: execution reads and writes it
 };
 
 std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
@@ -37,6 +40,7 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
                            "row-major order, or one number that fills the whole tensor; inputs "
                            "not given are ones")
       ->type_name("VALUES");
+  add_memory_ceiling_options(*app, c.ceilings);
   add_device_kind_option(*app, c.device);
   add_runtime_option(*app, c.runtime);
   add_json_flag(*app, c.json);
@@ -61,16 +65,23 @@ std::string describe_output(const OutputValues& o) {
 
 Result<RunReport> run_program(const std::string& file, const std::string& method_name,
                               const std::vector<std::string>& inputs, bool* usage_error,
-                              DeviceKind device, RuntimeKind runtime) {
+                              DeviceKind device, RuntimeKind runtime,
+                              const MemoryCeilings& ceilings) {
   *usage_error = false;
-  DEVPLAN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(file));
+  DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
                            DeviceEnvironment::create(device));
+  if (env->tracking() != nullptr) {
+    env->tracking()->set_max_allocation_bytes(
+        ceilings.device_allocation_limit(DeviceBacking::Host));
+  }
+  SessionOptions session_options;
+  session_options.max_host_bytes = ceilings.max_host_buffer_bytes;
   RunReport report;
   report.runtime = runtime;
   {
     Result<std::unique_ptr<EngineSession>> session =
-        open_session(runtime, std::move(bytes), *env, SessionOptions());
+        open_session(runtime, std::move(image), *env, session_options);
     if (!session.ok()) return session.error().with_context(file);
     const std::vector<std::string>& names = (*session)->method_names();
     if (names.empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");
@@ -95,7 +106,7 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
   const bool json = c.json;
   bool usage_error = false;
   Result<RunReport> report =
-      run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime);
+      run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime, c.ceilings);
   if (!report.ok()) {
     if (usage_error) return cli::usage_error(app, report.error().message(), err);
     if (json) {

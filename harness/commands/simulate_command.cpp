@@ -1,5 +1,7 @@
 // devplan simulate FILE [--method NAME]... [--place INDEX=DEVICE]... [--fail-alloc N]
-//                       [--capacity DEVICE=SIZE]... [--inject-bug BUG] [--trace OUT.json] [--json]
+//                       [--capacity DEVICE=SIZE]... [--inject-bug BUG] [--backing unbacked|host]
+//                       [--max-device-allocation SIZE] [--max-host-buffer SIZE]
+//                       [--trace OUT.json] [--json]
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
@@ -108,6 +110,13 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
       ->type_name("OUT.json");
   app->add_option("--junit", c.junit, "write JUnit XML (one case per method load)")
       ->type_name("OUT.xml");
+  app->add_option_function<std::string>(
+         "--backing", [&o](const std::string& text) { o.backing = *parse_device_backing(text); },
+         "simulated device memory: unbacked (default; address ranges, no host memory behind "
+         "them, copies back just their pages) or host (every byte host memory)")
+      ->type_name("unbacked|host")
+      ->check(cli::checked_by(&parse_device_backing));
+  add_memory_ceiling_options(*app, o.ceilings);
   add_device_kind_option(*app, o.device);
   add_runtime_option(*app, o.runtime);
   add_json_flag(*app, c.json);
@@ -142,6 +151,7 @@ void print_statistics(std::ostream& out, const SimulationResult& r) {
 void print_text(std::ostream& out, const std::string& file, const SimulationResult& r) {
   out << "program: " << file << "\n";
   out << "runtime: " << runtime_name(r.runtime) << "\n";
+  out << "device memory: " << r.device_memory << "\n";
   for (const MethodOutcome& m : r.methods) {
     out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string()) << "\n";
     for (const BufferOutcome& b : m.buffers) {
@@ -242,7 +252,7 @@ int print_simulation(const SimulateCommandLine& c, const Result<SimulationResult
 
 int simulate_parsed(const SimulateCommandLine& c, std::ostream& out, std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
-  Result<std::vector<uint8_t>> bytes = read_file(c.file);
+  Result<ProgramImage> bytes = ProgramImage::map(c.file);
   bool program_error = false;
   Result<SimulationResult> result = bytes.ok() ? simulate_program(*bytes, c.options, &program_error)
                                                : Result<SimulationResult>(bytes.error());

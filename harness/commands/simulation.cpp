@@ -55,15 +55,14 @@ Result<std::vector<uint8_t>> apply_placements(
   return builder.build();
 }
 
-Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
+Result<SimulationResult> simulate_program(const ProgramImage& image,
                                           const SimulationOptions& options, bool* program_error) {
   bool ignored = false;
   if (program_error == nullptr) program_error = &ignored;
   *program_error = false;
-  std::vector<uint8_t> program_bytes;
+  ProgramImage program_bytes = image;  // shares the bytes (a mapped file stays mapped)
   if (!options.placements.empty()) {
-    Result<Program> loaded =
-        Program::load_from_bytes(Span<const uint8_t>(bytes.data(), bytes.size()));
+    Result<Program> loaded = image.program();
     if (!loaded.ok()) {
       *program_error = true;
       return loaded.error();
@@ -76,8 +75,6 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
     }
     DEVPLAN_ASSIGN_OR_RETURN(program_bytes,
                              apply_placements(program, options.methods, options.placements));
-  } else {
-    program_bytes = bytes;
   }
   const bool executorch = options.runtime == RuntimeKind::Executorch;
 
@@ -85,10 +82,11 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
                            DeviceEnvironment::create(options.device, options.unload_bug));
   TrackingDeviceAllocator* tracking = env->tracking();
   SessionOptions session_options;
-  session_options.max_host_bytes = options.max_host_bytes;
+  session_options.max_host_bytes = options.ceilings.max_host_buffer_bytes;
   session_options.placeholder_backends = true;  // the load path only
   if (tracking != nullptr) {
-    tracking->set_max_allocation_bytes(options.max_device_allocation_bytes);
+    tracking->set_backing(options.backing);
+    tracking->set_max_allocation_bytes(options.ceilings.device_allocation_limit(options.backing));
     if (options.fail_alloc > 0) tracking->fail_allocation_at(options.fail_alloc);
   } else if (options.fail_alloc > 0) {
     return Error(ErrorCode::InvalidArgument, "--fail-alloc needs the simulated devices");
@@ -112,6 +110,7 @@ Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
 
   SimulationResult result;
   result.runtime = options.runtime;
+  result.device_memory = tracking != nullptr ? device_backing_name(options.backing) : "cuda";
   {
     Result<std::unique_ptr<EngineSession>> opened =
         open_session(options.runtime, std::move(program_bytes), *env, session_options);

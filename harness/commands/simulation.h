@@ -6,9 +6,10 @@
 //   r->has_findings();                              // a leak or misuse was recorded
 //
 // Every selected method is loaded through a Module whose CUDA allocator is a fresh
-// TrackingDeviceAllocator (and whose device delegates run on the SimulatedDeviceBackend), then
-// unloaded, then the Module is destroyed; the result holds each method's outcome, the full
-// allocation ledger, failed allocation attempts, leaks and misuse.
+// TrackingDeviceAllocator (unbacked by default: see SimulationOptions::backing; its device
+// delegates run on the SimulatedDeviceBackend), then unloaded, then the Module is destroyed; the
+// result holds each method's outcome, the full allocation ledger, failed allocation attempts, leaks
+// and misuse.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <harness/commands/device_environment.h>
+#include <harness/commands/memory_ceilings.h>
 #include <harness/engine/engine.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
@@ -32,9 +34,11 @@ struct SimulationOptions {
   UnloadBug unload_bug = UnloadBug::None;               // --inject-bug
   DeviceKind device = DeviceKind::Simulated;            // --device simulated|cuda
   RuntimeKind runtime = RuntimeKind::Devplan;           // --runtime devplan|executorch
-  // Ceilings that keep hostile programs from exhausting this machine.
-  uint64_t max_device_allocation_bytes = uint64_t{1} << 32;
-  uint64_t max_host_bytes = uint64_t{1} << 32;
+  // --backing: simulated device blocks are address ranges with no host memory (Unbacked, the
+  // default: a load-and-unload run reads no device byte; the few copies a load makes, such as
+  // initial values, back just the pages they touch) or host memory (Host).
+  DeviceBacking backing = DeviceBacking::Unbacked;
+  MemoryCeilings ceilings;  // --max-device-allocation, --max-host-buffer
 };
 
 struct MethodOutcome {
@@ -45,6 +49,7 @@ struct MethodOutcome {
 
 struct SimulationResult {
   RuntimeKind runtime = RuntimeKind::Devplan;
+  std::string device_memory;  // "unbacked" or "host" (simulated devices), "cuda" (real ones)
   std::vector<MethodOutcome> methods;
   std::vector<AllocationRecord> allocations;  // successful device allocations, in order
   std::vector<FailedAllocation> failed_allocations;
@@ -75,7 +80,7 @@ Result<std::vector<uint8_t>> apply_placements(
 // unknown method name (NotFound) or a bad option (InvalidArgument); a method that fails to
 // load is an outcome, not an error. `program_error` (optional) is set when the error is the
 // program's (it does not read or open), not an option's.
-Result<SimulationResult> simulate_program(const std::vector<uint8_t>& bytes,
+Result<SimulationResult> simulate_program(const ProgramImage& program,
                                           const SimulationOptions& options,
                                           bool* program_error = nullptr);
 

@@ -87,8 +87,6 @@ Result<OutputValues> read_output(const Method& method, size_t i) {
 
 class DevplanSession final : public EngineSession {
  public:
-  DevplanSession(std::vector<uint8_t> bytes, ModuleOptions options)
-      : allocators_(*options.runtime.allocators), module_(std::move(bytes), options) {}
   DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options)
       : allocators_(*options.runtime.allocators), module_(std::move(program), options) {}
 
@@ -203,13 +201,11 @@ ModuleOptions module_options_for(DeviceEnvironment& env, const SessionOptions& o
 
 }  // namespace
 
-Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
+Result<std::unique_ptr<EngineSession>> open_devplan_session(ProgramImage program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session =
-      std::make_unique<DevplanSession>(std::move(bytes), module_options_for(env, options));
-  DEVPLAN_RETURN_IF_ERROR(session->open());
-  return std::unique_ptr<EngineSession>(std::move(session));
+  DEVPLAN_ASSIGN_OR_RETURN(Program parsed, program.program());
+  return open_devplan_session(std::make_shared<const Program>(std::move(parsed)), env, options);
 }
 
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,

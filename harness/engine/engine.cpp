@@ -13,13 +13,13 @@ const char* runtime_name(RuntimeKind kind) {
   return kind == RuntimeKind::Executorch ? "executorch" : "devplan";
 }
 
-Result<std::unique_ptr<EngineSession>> open_session(RuntimeKind kind, std::vector<uint8_t> bytes,
+Result<std::unique_ptr<EngineSession>> open_session(RuntimeKind kind, ProgramImage program,
                                                     DeviceEnvironment& env,
                                                     const SessionOptions& options) {
   if (kind == RuntimeKind::Executorch) {
-    return open_executorch_session(std::move(bytes), env, options);
+    return open_executorch_session(std::move(program), env, options);
   }
-  return open_devplan_session(std::move(bytes), env, options);
+  return open_devplan_session(std::move(program), env, options);
 }
 
 }  // namespace devplan::harness

@@ -22,6 +22,7 @@
 
 #include <harness/commands/device_environment.h>
 #include <harness/commands/run_report.h>
+#include <harness/engine/program_image.h>
 #include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/result.h>
 
@@ -71,20 +72,21 @@ class EngineSession {
                                                     bool* usage_error) = 0;
 };
 
-// Opens `bytes` in the engine `kind` with `env`'s devices. Errors: the program does not load
-// (the engine's error and message), or NotSupported when the engine is not built in.
-Result<std::unique_ptr<EngineSession>> open_session(RuntimeKind kind, std::vector<uint8_t> bytes,
+// Opens `program` (read in place: a mapped file is never copied) in the engine `kind` with
+// `env`'s devices. Errors: the program does not load (the engine's error and message), or
+// NotSupported when the engine is not built in.
+Result<std::unique_ptr<EngineSession>> open_session(RuntimeKind kind, ProgramImage program,
                                                     DeviceEnvironment& env,
                                                     const SessionOptions& options);
 
-Result<std::unique_ptr<EngineSession>> open_devplan_session(std::vector<uint8_t> bytes,
+Result<std::unique_ptr<EngineSession>> open_devplan_session(ProgramImage program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options);
 // The runtime_ext engine over an already parsed program, which several sessions may share.
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options);
-Result<std::unique_ptr<EngineSession>> open_executorch_session(std::vector<uint8_t> bytes,
+Result<std::unique_ptr<EngineSession>> open_executorch_session(ProgramImage program,
                                                                DeviceEnvironment& env,
                                                                const SessionOptions& options);
 

@@ -11,8 +11,7 @@ std::string executorch_unavailable_reason() {
          "-DDEVPLAN_WITH_EXECUTORCH=AUTO or ON)";
 }
 
-Result<std::unique_ptr<EngineSession>> open_executorch_session(std::vector<uint8_t>,
-                                                               DeviceEnvironment&,
+Result<std::unique_ptr<EngineSession>> open_executorch_session(ProgramImage, DeviceEnvironment&,
                                                                const SessionOptions&) {
   return Error(ErrorCode::NotSupported, "--runtime executorch: " + executorch_unavailable_reason());
 }

@@ -11,7 +11,7 @@ namespace {
 
 namespace fb = devplan_flatbuffer;
 
-const fb::Program* verified_program(const std::vector<uint8_t>& bytes) {
+const fb::Program* verified_program(Span<const uint8_t> bytes) {
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   if (!fb::VerifyProgramBuffer(verifier)) return nullptr;
   return fb::GetProgram(bytes.data());
@@ -19,7 +19,7 @@ const fb::Program* verified_program(const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-std::vector<std::string> delegate_ids(const std::vector<uint8_t>& bytes) {
+std::vector<std::string> delegate_ids(Span<const uint8_t> bytes) {
   std::vector<std::string> ids;
   const fb::Program* program = verified_program(bytes);
   if (program == nullptr || program->execution_plan() == nullptr) return ids;
@@ -32,7 +32,7 @@ std::vector<std::string> delegate_ids(const std::vector<uint8_t>& bytes) {
   return ids;
 }
 
-std::vector<CallerSuppliedTensor> caller_supplied_tensors(const std::vector<uint8_t>& bytes,
+std::vector<CallerSuppliedTensor> caller_supplied_tensors(Span<const uint8_t> bytes,
                                                           const std::string& method) {
   std::vector<CallerSuppliedTensor> found;
   const fb::Program* program = verified_program(bytes);

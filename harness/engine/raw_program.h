@@ -9,13 +9,14 @@
 #include <vector>
 
 #include <runtime_ext/core/device.h>
+#include <runtime_ext/core/span.h>
 #include <runtime_ext/program/scalar_type.h>
 
 namespace devplan::harness {
 
 // Every delegate id of every method, in order, duplicates included; empty when `bytes` is not
 // a readable program.
-std::vector<std::string> delegate_ids(const std::vector<uint8_t>& bytes);
+std::vector<std::string> delegate_ids(Span<const uint8_t> bytes);
 
 // A method input or output whose memory the caller supplies on a device: a device-tagged
 // tensor without allocation info (skip-copy programs).
@@ -31,7 +32,7 @@ struct CallerSuppliedTensor {
 // The caller-supplied device tensors of method `method`, inputs then outputs, in order (an
 // input that is also an output is listed once, as an input); empty when there are none or
 // `bytes` is not a readable program.
-std::vector<CallerSuppliedTensor> caller_supplied_tensors(const std::vector<uint8_t>& bytes,
+std::vector<CallerSuppliedTensor> caller_supplied_tensors(Span<const uint8_t> bytes,
                                                           const std::string& method);
 
 }  // namespace devplan::harness

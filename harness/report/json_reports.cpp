@@ -154,6 +154,7 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
                   : !r.misuse.empty()       ? "misuse"
                                             : "error";
   doc["runtime"] = runtime_name(r.runtime);
+  doc["device_memory"] = r.device_memory;
   Json methods = Json::array();
   for (const MethodOutcome& m : r.methods) {
     Json method;

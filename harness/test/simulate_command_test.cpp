@@ -22,6 +22,7 @@ TEST(SimulateCommandTest, DeviceFixturePrintsTheLedgerAllFreed) {
       "program: " + fixture_program("device_add_cuda0") +
           "\n"
           "runtime: devplan\n"
+          "device memory: unbacked\n"
           "method forward: loaded\n"
           "  buffer 0: 32 B on cpu:0, allocated\n"
           "  buffer 1: 48 B on cuda:0, allocated\n"
@@ -167,7 +168,8 @@ TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
   EXPECT_EQ(
       r.out,
       testing::json_header() +
-          R"("status":"ok","runtime":"devplan","methods":[{"name":"forward","status":"ok","buffers":[)"
+          R"("status":"ok","runtime":"devplan","device_memory":"unbacked","methods":[{"name":"forward",)"
+          R"("status":"ok","buffers":[)"
           R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
           R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
           R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
@@ -269,6 +271,71 @@ TEST(SimulateCommandTest, ADirectoryIsAnErrorNamingItNotACrash) {
   testing::CommandResult run_dir = testing::run(&run_command, {"/tmp"});
   EXPECT_EQ(run_dir.exit_code, 1);
   EXPECT_EQ(run_dir.err, "devplan run: AccessFailed: cannot read '/tmp': Is a directory\n");
+}
+
+TEST(SimulateCommandTest, BackingIsUnbackedByDefaultAndHostOnRequest) {
+  testing::CommandResult host =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--backing", "host"});
+  EXPECT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_THAT(host.out,
+              HasSubstr("runtime: devplan\ndevice memory: host\nmethod forward: loaded\n"));
+  testing::CommandResult bad =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--backing", "ram"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--backing expects unbacked or host, got 'ram'"));
+}
+
+TEST(SimulateCommandTest, CeilingsAreOptionsThatFailTheLoadCleanly) {
+  testing::CommandResult device = run(
+      &simulate_command, {fixture_program("device_add_cuda0"), "--max-device-allocation", "47"});
+  EXPECT_EQ(device.exit_code, 1) << device.out;
+  EXPECT_THAT(device.out, HasSubstr("  #1 cuda:0 48 B owner forward/buffer 1: "
+                                    "TrackingDeviceAllocator::allocate: 48 bytes on cuda:0 exceed "
+                                    "the largest simulated allocation (47 bytes)\n"));
+  EXPECT_THAT(device.out, HasSubstr("leaks: 0\n"));
+  testing::CommandResult exact = run(
+      &simulate_command, {fixture_program("device_add_cuda0"), "--max-device-allocation", "48B"});
+  EXPECT_EQ(exact.exit_code, 0) << exact.out;
+
+  testing::CommandResult host =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--max-host-buffer", "31"});
+  EXPECT_EQ(host.exit_code, 1) << host.out;
+  EXPECT_THAT(host.out, HasSubstr("method forward: MemoryAllocationFailed: method 'forward': "
+                                  "buffer 0 (32 bytes on cpu:0): host buffers would exceed the "
+                                  "limit of 31 bytes\n"));
+  EXPECT_EQ(run(&simulate_command, {fixture_program("device_add_cuda0"), "--max-host-buffer", "32"})
+                .exit_code,
+            0);
+
+  testing::CommandResult zero =
+      run(&simulate_command, {fixture_program("device_add_cuda0"), "--max-device-allocation", "0"});
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_THAT(zero.err, HasSubstr("--max-device-allocation: a ceiling of 0 bytes admits nothing"));
+}
+
+TEST(SimulateCommandTest, UnbackedDefaultsAllowATebibyteAndHostBackedFourGibibytes) {
+  MemoryCeilings ceilings;
+  EXPECT_EQ(ceilings.device_allocation_limit(DeviceBacking::Unbacked), uint64_t{1} << 40);
+  EXPECT_EQ(ceilings.device_allocation_limit(DeviceBacking::Host), uint64_t{4} << 30);
+  EXPECT_EQ(ceilings.max_host_buffer_bytes, uint64_t{4} << 30);
+  ceilings.max_device_allocation_bytes = 100;
+  EXPECT_EQ(ceilings.device_allocation_limit(DeviceBacking::Unbacked), 100u);
+  EXPECT_EQ(ceilings.device_allocation_limit(DeviceBacking::Host), 100u);
+}
+
+TEST(RunCommandTest, CeilingsAreOptionsToo) {
+  testing::CommandResult device =
+      run(&run_command, {fixture_program("device_add_cuda0"), "--max-device-allocation", "47"});
+  EXPECT_EQ(device.exit_code, 1) << device.out;
+  EXPECT_THAT(device.err, HasSubstr("exceed the largest simulated allocation (47 bytes)"));
+  testing::CommandResult host =
+      run(&run_command, {fixture_program("device_add_cuda0"), "--max-host-buffer", "31"});
+  EXPECT_EQ(host.exit_code, 1) << host.out;
+  EXPECT_THAT(host.err, HasSubstr("host buffers would exceed the limit of 31 bytes"));
+  EXPECT_EQ(run(&run_command, {fixture_program("device_add_cuda0"), "--max-host-buffer", "32",
+                               "--max-device-allocation", "48"})
+                .exit_code,
+            0);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <new>
 
-#include <runtime_ext/program/file_data_loader.h>
+#include <runtime_ext/program/mmap_data_loader.h>
 
 namespace devplan {
 
@@ -26,25 +26,26 @@ Module::~Module() {
 Error Module::load() {
   if (program_) return Error::success();
   if (load_error_) return *load_error_;
+  // The program's bytes are read in place, not copied: a file is memory-mapped, and bytes
+  // given to the constructor move into an owner that the Program keeps.
   Result<Program> program = Error(ErrorCode::Internal, "not loaded");
   if (file_path_.empty()) {
-    program =
-        Program::load_from_bytes(Span<const uint8_t>(program_bytes_.data(), program_bytes_.size()));
+    auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(program_bytes_));
+    program = Program::load_in_place(Span<const uint8_t>(owned->data(), owned->size()), owned);
   } else {
-    Result<FileDataLoader> loader = FileDataLoader::open(file_path_);
+    Result<MmapDataLoader> loader = MmapDataLoader::open(file_path_);
     if (!loader.ok()) {
       load_error_ = loader.error();
       return *load_error_;
     }
-    program = Program::load(*loader);
+    auto mapped = std::make_shared<const MmapDataLoader>(std::move(loader).value());
+    program = Program::load_in_place(mapped->bytes(), mapped);
   }
   if (!program.ok()) {
     load_error_ = program.error();
     return *load_error_;
   }
   program_ = std::make_shared<const Program>(std::move(program).value());
-  program_bytes_.clear();
-  program_bytes_.shrink_to_fit();
   return Error::success();
 }
 

@@ -42,7 +42,9 @@ struct ModuleOptions {
 
 class Module {
  public:
+  // The program in `file_path`, memory-mapped when load() first runs (not copied).
   explicit Module(std::string file_path, ModuleOptions options = ModuleOptions());
+  // The program in `program_bytes`, which the Module keeps and reads in place.
   explicit Module(std::vector<uint8_t> program_bytes, ModuleOptions options = ModuleOptions());
   // A Module over an already loaded program, which several Modules may share (it is immutable).
   explicit Module(std::shared_ptr<const Program> program, ModuleOptions options = ModuleOptions());

@@ -53,8 +53,29 @@ Result<Program> Program::load(DataLoader& loader) {
                    ", fewer than the 8-byte header");
   }
   Program program;
-  DEVPLAN_ASSIGN_OR_RETURN(program.bytes_, loader.load(0, file_size));
+  DEVPLAN_ASSIGN_OR_RETURN(program.owned_bytes_, loader.load(0, file_size));
+  program.bytes_ = program.owned_bytes_.span();
+  return parse(std::move(program));
+}
+
+Result<Program> Program::load_in_place(Span<const uint8_t> bytes,
+                                       std::shared_ptr<const void> owner) {
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % AlignedBytes::kAlignment != 0) {
+    return load_from_bytes(bytes);  // the reader needs aligned tables: take an aligned copy
+  }
+  if (bytes.size() < kMinimumFileSize) {
+    return invalid("not a program: the file has " + count(bytes.size(), "byte") +
+                   ", fewer than the 8-byte header");
+  }
+  Program program;
+  program.bytes_ = bytes;
+  program.owner_ = std::move(owner);
+  return parse(std::move(program));
+}
+
+Result<Program> Program::parse(Program program) {
   const uint8_t* data = program.bytes_.data();
+  const size_t file_size = program.bytes_.size();
 
   const uint8_t* id = data + kIdentifierOffset;
   if (std::memcmp(id, kFileIdentifier, 4) != 0) {

@@ -8,8 +8,9 @@
 //   Result<MethodMeta> meta = program->method_meta("forward");
 //   Result<const MethodPlan*> plan = program->method_plan("forward");
 //
-// Ownership: the Program owns a 16-byte-aligned copy of the file's bytes; every span in its
-// MethodPlans points into that copy and stays valid when the Program is moved. A Program is
+// Ownership: the Program owns a 16-byte-aligned copy of the file's bytes, or (load_in_place) keeps
+// the owner of bytes it reads in place, such as a memory mapping; every span in its MethodPlans
+// points into those bytes and stays valid when the Program is moved. A Program is
 // immutable after load, so const access from many threads is safe.
 #pragma once
 
@@ -23,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +46,13 @@ class Program {
 
   // load() over a copy of `bytes`.
   static Result<Program> load_from_bytes(Span<const uint8_t> bytes);
+
+  // load() over `bytes` themselves, without a copy (a memory-mapped file): the Program keeps
+  // `owner` alive, and every span it hands out points into `bytes`, which must not change while
+  // it lives. Bytes that do not start at a multiple of AlignedBytes::kAlignment are copied
+  // instead (the flatbuffer tables need the alignment). Errors as load().
+  static Result<Program> load_in_place(Span<const uint8_t> bytes,
+                                       std::shared_ptr<const void> owner);
 
   Program(Program&&) noexcept = default;
   Program& operator=(Program&&) noexcept = default;
@@ -80,7 +89,7 @@ class Program {
   const std::vector<Span<const uint8_t>>& segments() const { return segments_; }
 
   // The file, as loaded.
-  Span<const uint8_t> bytes() const { return bytes_.span(); }
+  Span<const uint8_t> bytes() const { return bytes_; }
 
  private:
   struct MethodEntry {
@@ -89,10 +98,14 @@ class Program {
   };
 
   Program() = default;
+  // Validates bytes_ and parses every method (the common part of every load).
+  static Result<Program> parse(Program program);
   const MethodEntry* find(const std::string& name) const;
   Error not_found(const std::string& name) const;
 
-  AlignedBytes bytes_;
+  AlignedBytes owned_bytes_;           // the copy load() makes (empty for load_in_place)
+  std::shared_ptr<const void> owner_;  // what keeps in-place bytes alive
+  Span<const uint8_t> bytes_;          // the file: owned_bytes_ or the in-place bytes
   uint32_t version_ = 0;
   std::optional<ExtendedHeader> extended_header_;
   std::vector<Span<const uint8_t>> segments_;

@@ -47,8 +47,7 @@ struct InputTensor {
 
 class ExecutorchSession final : public EngineSession {
  public:
-  ExecutorchSession(std::vector<uint8_t> bytes, DeviceEnvironment& env,
-                    const SessionOptions& options)
+  ExecutorchSession(ProgramImage bytes, DeviceEnvironment& env, const SessionOptions& options)
       : bytes_(std::move(bytes)),
         target_(env.device_allocator()),
         allocators_(env.allocators()),
@@ -61,7 +60,7 @@ class ExecutorchSession final : public EngineSession {
 
   Error open() {
     if (placeholders_) {
-      for (const std::string& id : delegate_ids(bytes_)) {
+      for (const std::string& id : delegate_ids(bytes_.bytes())) {
         DEVPLAN_RETURN_IF_ERROR(bridge::ensure_placeholder_backend(id));
       }
     }
@@ -231,7 +230,7 @@ class ExecutorchSession final : public EngineSession {
   // Allocates the method's skip-copy device inputs (filled with ones) and outputs through the
   // device allocator, as a caller would, and binds the outputs.
   Error supply_caller_memory(const std::string& name) {
-    for (CallerSuppliedTensor& info : caller_supplied_tensors(bytes_, name)) {
+    for (CallerSuppliedTensor& info : caller_supplied_tensors(bytes_.bytes(), name)) {
       auto c = std::make_unique<CallerTensor>();
       const std::string owner =
           name + (info.output ? "/output " : "/input ") + std::to_string(info.index);
@@ -361,7 +360,7 @@ class ExecutorchSession final : public EngineSession {
     return o;
   }
 
-  std::vector<uint8_t> bytes_;
+  ProgramImage bytes_;  // mapped or owned; ExecuTorch reads it in place
   DeviceAllocator* target_;
   const DeviceAllocatorRegistry& allocators_;  // holds target_, for caller memory
   bridge::ScopedBridgeTarget scoped_target_{target_};
@@ -379,7 +378,7 @@ class ExecutorchSession final : public EngineSession {
 bool executorch_available() { return true; }
 std::string executorch_unavailable_reason() { return ""; }
 
-Result<std::unique_ptr<EngineSession>> open_executorch_session(std::vector<uint8_t> bytes,
+Result<std::unique_ptr<EngineSession>> open_executorch_session(ProgramImage bytes,
                                                                DeviceEnvironment& env,
                                                                const SessionOptions& options) {
   bridge::install();

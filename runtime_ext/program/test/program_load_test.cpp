@@ -6,6 +6,7 @@
 #include <runtime_ext/writer/program_builder.h>
 
 #include <cstring>
+#include <memory>
 
 #include "program_test_util.h"
 
@@ -34,6 +35,45 @@ std::vector<uint8_t> program_with_constant() {
   m.set_inputs({x});
   m.set_outputs({x});
   return builder.build();
+}
+
+TEST(ProgramLoadTest, LoadInPlaceReadsTheGivenBytesAndKeepsTheirOwner) {
+  auto owned = std::make_shared<std::vector<uint8_t>>(program_with_constant());
+  std::weak_ptr<std::vector<uint8_t>> watch = owned;
+  const uint8_t* data = owned->data();
+  const size_t size = owned->size();
+  Result<Program> program = Program::load_in_place(Span<const uint8_t>(data, size), owned);
+  ASSERT_TRUE(program.ok()) << program.error();
+  owned.reset();
+  EXPECT_FALSE(watch.expired());  // the Program keeps its bytes alive
+  EXPECT_EQ(program->bytes().data(), data);
+  EXPECT_EQ(program->bytes().size(), size);
+  ASSERT_EQ(program->segments().size(), 1u);
+  EXPECT_GT(program->segments()[0].data(), data);
+  EXPECT_LT(program->segments()[0].data(), data + size);
+  Program moved = std::move(program).value();
+  EXPECT_EQ(moved.bytes().data(), data);
+  ASSERT_TRUE(moved.method_meta("forward").ok());
+}
+
+TEST(ProgramLoadTest, LoadInPlaceCopiesMisalignedBytesAndChecksAsLoadDoes) {
+  const std::vector<uint8_t> bytes = program_with_constant();
+  std::vector<uint8_t> shifted(bytes.size() + 16);
+  // An address one past a multiple of 16: the tables would be misaligned where they are.
+  uint8_t* base = shifted.data() + (16 - reinterpret_cast<uintptr_t>(shifted.data()) % 16) % 16;
+  std::memcpy(base + 1, bytes.data(), bytes.size());
+  Result<Program> copied = Program::load_in_place(Span<const uint8_t>(base + 1, bytes.size()), {});
+  ASSERT_TRUE(copied.ok()) << copied.error();
+  EXPECT_NE(copied->bytes().data(), base + 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copied->bytes().data()) % 16, 0u);
+
+  const uint8_t short_file[4] = {1, 2, 3, 4};
+  alignas(16) uint8_t aligned[4];
+  std::memcpy(aligned, short_file, 4);
+  Result<Program> too_short = Program::load_in_place(Span<const uint8_t>(aligned, 4), {});
+  EXPECT_EQ(too_short.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(too_short.error().message(),
+            "not a program: the file has 4 bytes, fewer than the 8-byte header");
 }
 
 TEST(ProgramLoadTest, FilesShorterThanTheHeaderAreNotPrograms) {

@@ -1,0 +1,47 @@
+// ProgramImage: the bytes of a program file as the harness hands them to an engine, read in
+// place: a memory-mapped file (ProgramImage::map), or bytes the image owns (a program rewritten
+// in memory, a test's program). Copies share the bytes; they stay valid while any copy, or any
+// Program loaded over them with program(), lives.
+//
+//   Result<ProgramImage> image = ProgramImage::map("model.pte");   // no read, no copy
+//   Result<Program> program = image->program();                    // parsed in place
+//   open_session(RuntimeKind::Executorch, *image, env, options);   // ExecuTorch reads it too
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <runtime_ext/core/result.h>
+#include <runtime_ext/core/span.h>
+#include <runtime_ext/program/program.h>
+
+namespace devplan::harness {
+
+class ProgramImage {
+ public:
+  // An image of no bytes.
+  ProgramImage() = default;
+  // An image that owns `bytes` (implicit: call sites that hold bytes pass them as they are).
+  ProgramImage(std::vector<uint8_t> bytes);  // NOLINT(google-explicit-constructor)
+
+  // Maps the file at `path` read-only. The errors of MmapDataLoader::open (AccessFailed naming
+  // the path and the reason).
+  static Result<ProgramImage> map(const std::string& path);
+
+  Span<const uint8_t> bytes() const { return bytes_; }
+  const uint8_t* data() const { return bytes_.data(); }
+  size_t size() const { return bytes_.size(); }
+  // A copy of the bytes, for the few callers that must change them.
+  std::vector<uint8_t> to_vector() const;
+
+  // The program parsed over these bytes (Program::load_in_place); it keeps them alive.
+  Result<Program> program() const;
+
+ private:
+  std::shared_ptr<const void> owner_;  // the mapping or the owned vector
+  Span<const uint8_t> bytes_;
+};
+
+}  // namespace devplan::harness
