@@ -47,8 +47,8 @@ void LedgerDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, Devic
 }
 
 std::optional<LiveBlock> LedgerDeviceAllocator::find_live_block(const void* ptr) const {
-  const BlockRegistry::Block* block = blocks_.live_containing(ptr);
-  if (block == nullptr || block->record.ptr != ptr) return std::nullopt;
+  const BlockRegistry::Block* block = blocks_.live_at(ptr);
+  if (block == nullptr) return std::nullopt;
   return LiveBlock{block->record.size, block->record.device.index};
 }
 
