@@ -42,6 +42,19 @@ const BlockRegistry::Block* BlockRegistry::free_live(const void* ptr) {
   if (it == by_address_.end()) return nullptr;
   Block& block = blocks_[it->second];
   if (!block.record.live) return nullptr;
+  return free_entry(it);
+}
+
+const BlockRegistry::Block* BlockRegistry::free_live_on(const void* ptr, DeviceIndex index) {
+  auto it = by_address_.find(address(ptr));
+  if (it == by_address_.end()) return nullptr;
+  Block& block = blocks_[it->second];
+  if (!block.record.live || block.record.device.index != index) return nullptr;
+  return free_entry(it);
+}
+
+const BlockRegistry::Block* BlockRegistry::free_entry(AddressMap::iterator it) {
+  Block& block = blocks_[it->second];
   block.record.live = false;
   --live_count_;
   held_.push_back(it->second);

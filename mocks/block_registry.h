@@ -41,6 +41,8 @@ class BlockRegistry {
   // Marks the live block starting at `ptr` freed (memory still held); nullptr when none starts
   // there.
   const Block* free_live(const void* ptr);
+  // free_live() for a block allocated on `index` only; nullptr (and no change) for any other.
+  const Block* free_live_on(const void* ptr, DeviceIndex index);
   // Notes that the freed block starting at `ptr` holds no memory any more.
   void mark_released(const void* ptr);
 
@@ -67,6 +69,8 @@ class BlockRegistry {
   using AddressMap = std::map<uintptr_t, size_t>;  // start address -> index in blocks_
 
   static uintptr_t footprint(const Block& block);
+  // Marks the live block of `it` freed.
+  const Block* free_entry(AddressMap::iterator it);
   // The block whose footprint contains `addr`, whatever its state, or nullptr.
   const Block* containing(const void* addr) const;
   // Takes block `index`'s entry out of the map, keeping its node for the next add().

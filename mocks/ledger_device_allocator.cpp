@@ -42,6 +42,13 @@ void LedgerDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
   forward_deallocate(ptr, r.size, r.device.index);
 }
 
+bool LedgerDeviceAllocator::deallocate_if_live_on(void* ptr, DeviceIndex index) {
+  const BlockRegistry::Block* freed = blocks_.free_live_on(ptr, index);
+  if (freed == nullptr) return false;
+  forward_deallocate(ptr, freed->record.size, index);
+  return true;
+}
+
 void LedgerDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, DeviceIndex index) {
   deallocate(ptr, index);
 }

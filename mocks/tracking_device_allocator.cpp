@@ -125,10 +125,7 @@ void TrackingDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
   if (ptr == nullptr) return;
   if (TrackingShard* shard = existing_shard(index)) {
     std::lock_guard<std::mutex> lock(shard->mutex());
-    if (shard->ledger().blocks().live_at(ptr) != nullptr) {
-      shard->ledger().deallocate(ptr, index);  // the common case: one shard's lock
-      return;
-    }
+    if (shard->ledger().deallocate_if_live_on(ptr, index)) return;  // one shard's lock
   }
   deallocate_slow(ptr, index);
 }
