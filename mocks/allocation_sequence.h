@@ -6,32 +6,46 @@
 // injection and in every report, even for calls that an outer layer rejected before they
 // reached the inner one.
 //
-// Not synchronized: the stack's calls must be serialized (TrackingDeviceAllocator holds one lock).
+// Several stacks may share one counter (TrackingDeviceAllocator: one stack per device, each with
+// its own AllocationSequence over the allocator's counter), so that numbers are unique across
+// them: each stack then knows its own current call, and count() is the shared total.
+//
+// The current call's number is not synchronized: a stack's calls must be serialized (each of
+// TrackingDeviceAllocator's shards holds its own lock). The shared counter is atomic.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace devplan {
 
 class AllocationSequence {
  public:
+  // Numbers with a counter of its own.
+  AllocationSequence() : counter_(&own_counter_) {}
+  // Numbers with `shared_counter`, which must outlive it.
+  explicit AllocationSequence(std::atomic<uint64_t>* shared_counter) : counter_(shared_counter) {}
+  AllocationSequence(const AllocationSequence&) = delete;
+  AllocationSequence& operator=(const AllocationSequence&) = delete;
+
   // Takes the next number (1-based) and makes it the current call's.
   uint64_t next() {
-    current_ = ++count_;
+    current_ = counter_->fetch_add(1, std::memory_order_relaxed) + 1;
     return current_;
   }
   // The number of the call being served; 0 before the first.
   uint64_t current() const { return current_; }
   // How many numbers were taken (the last one handed out).
-  uint64_t count() const { return count_; }
-  // Starts again at 1.
+  uint64_t count() const { return counter_->load(std::memory_order_relaxed); }
+  // Starts again at 1 (the shared counter too).
   void restart() {
-    count_ = 0;
+    counter_->store(0, std::memory_order_relaxed);
     current_ = 0;
   }
 
  private:
-  uint64_t count_ = 0;
+  std::atomic<uint64_t> own_counter_{0};
+  std::atomic<uint64_t>* const counter_;
   uint64_t current_ = 0;
 };
 

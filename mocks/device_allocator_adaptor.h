@@ -16,8 +16,8 @@
 // with its own name (TrackingDeviceAllocator passes its own to every layer).
 //
 // Threading: adaptors are not synchronized. Serialize every call to a stack
-// (TrackingDeviceAllocator holds one mutex around it); a lock per layer would cost more than most
-// layers' work. Ownership: the upstream must outlive the adaptor.
+// (each TrackingShard of TrackingDeviceAllocator holds one mutex around its stack); a lock per
+// layer would cost more than most layers' work. Ownership: the upstream must outlive the adaptor.
 #pragma once
 
 #include <string>

@@ -42,13 +42,20 @@ void LedgerDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
   forward_deallocate(ptr, r.size, r.device.index);
 }
 
+bool LedgerDeviceAllocator::deallocate_if_live_on(void* ptr, DeviceIndex index) {
+  const BlockRegistry::Block* freed = blocks_.free_live_on(ptr, index);
+  if (freed == nullptr) return false;
+  forward_deallocate(ptr, freed->record.size, index);
+  return true;
+}
+
 void LedgerDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, DeviceIndex index) {
   deallocate(ptr, index);
 }
 
 std::optional<LiveBlock> LedgerDeviceAllocator::find_live_block(const void* ptr) const {
-  const BlockRegistry::Block* block = blocks_.live_containing(ptr);
-  if (block == nullptr || block->record.ptr != ptr) return std::nullopt;
+  const BlockRegistry::Block* block = blocks_.live_at(ptr);
+  if (block == nullptr) return std::nullopt;
   return LiveBlock{block->record.size, block->record.device.index};
 }
 

@@ -41,6 +41,10 @@ class LedgerDeviceAllocator : public DeviceAllocatorAdaptor {
   // From an outer layer: checked exactly as deallocate(ptr, index).
   void deallocate_sized(void* ptr, size_t nbytes, DeviceIndex index) override;
   std::optional<LiveBlock> find_live_block(const void* ptr) const override;
+  // Frees `ptr` as deallocate(ptr, index) does when it starts a live block allocated on `index`
+  // and returns true; otherwise records nothing, changes nothing and returns false (for a caller
+  // that looks elsewhere before it calls the free misuse: one lookup on the good path).
+  bool deallocate_if_live_on(void* ptr, DeviceIndex index);
 
   // The memory of the freed block starting at `ptr` went back to the system.
   void memory_released(const void* ptr) { blocks_.mark_released(ptr); }

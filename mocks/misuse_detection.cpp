@@ -15,7 +15,7 @@ uintptr_t offset_in(const Block& block, const void* ptr) {
 
 // The device side of a copy: out of bounds or on the wrong device (in a live block), into or
 // from a freed block, or an unknown pointer.
-std::optional<DetectedMisuse> device_range_misuse(const BlockRegistry& blocks,
+std::optional<DetectedMisuse> device_range_misuse(const BlockRegistrySet& blocks,
                                                   const DeviceCopy& copy, DeviceType type) {
   const std::string op = std::string(copy.method()) + " of " + std::to_string(copy.nbytes) + " B";
   const char* const direction = copy.to_device() ? "into " : "from ";
@@ -53,7 +53,7 @@ DetectedMisuse wrong_device_free(const Block& block, const Device& call_device) 
       "free on " + call_device.to_string() + " of " + describe_allocation(block.record)};
 }
 
-DetectedMisuse classify_bad_free(const BlockRegistry& blocks, const void* ptr,
+DetectedMisuse classify_bad_free(const BlockRegistrySet& blocks, const void* ptr,
                                  const Device& call_device) {
   if (const Block* freed = blocks.freed_at(ptr)) {
     return DetectedMisuse{MisuseKind::DoubleFree, freed,
@@ -76,8 +76,8 @@ DetectedMisuse classify_bad_free(const BlockRegistry& blocks, const void* ptr,
       "free of unknown pointer " + pointer_text(ptr) + " on " + call_device.to_string()};
 }
 
-std::optional<DetectedMisuse> find_copy_misuse(const BlockRegistry& blocks, const DeviceCopy& copy,
-                                               DeviceType type) {
+std::optional<DetectedMisuse> find_copy_misuse(const BlockRegistrySet& blocks,
+                                               const DeviceCopy& copy, DeviceType type) {
   if (std::optional<DetectedMisuse> misuse = device_range_misuse(blocks, copy, type)) {
     return misuse;
   }

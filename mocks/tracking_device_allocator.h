@@ -29,27 +29,28 @@
 // Memory. By default (DeviceBacking::Host) each block is a separate host allocation of exactly the
 // requested size at the requested alignment; new blocks are filled with kFreshPattern (0xCD) and
 // freed blocks with kFreedPattern (0xDD). A freed block is kept, poisoned, in a bounded quarantine
-// (FIFO, limited by bytes and by count) before it goes back to the system, so its address is not
-// reused while a stale pointer to it may still be around; copies through such a pointer are refused
-// and recorded. In AddressSanitizer builds quarantined blocks are also poisoned for ASan, so a host
-// kernel that dereferences a stale device pointer is reported by the sanitizer. A block that
-// left the quarantine stays known as freed (double frees and stale copies are still caught)
-// until this allocator hands out an overlapping address again, or until kRememberedReleases
-// more blocks have left the quarantine after it (so the lookup maps stay bounded however long
-// the allocator lives; past that window such a pointer reads as unknown, still misuse). The
-// destructor frees every
-// block it holds, live ones included (their records die with the allocator). The ledger grows
-// by one record per successful allocation until reset().
+// (FIFO, limited by bytes and by count, one quarantine per device index) before it goes back to the
+// system, so its address is not reused while a stale pointer to it may still be around; copies
+// through such a pointer are refused and recorded. In AddressSanitizer builds quarantined blocks
+// are also poisoned for ASan, so a host kernel that dereferences a stale device pointer is reported
+// by the sanitizer. A block that left the quarantine stays known as freed (double frees and stale
+// copies are still caught) until this allocator hands out an overlapping address again, or until
+// kRememberedReleases more blocks of its device index have left the quarantine after it (so the
+// lookup maps stay bounded however long the allocator lives; past that window such a pointer
+// reads as unknown, still misuse). The destructor frees every block it holds, live ones included
+// (their records die with the allocator). The ledger grows by one record per successful
+// allocation until reset().
 //
 // Misuse never crashes and never touches memory outside a live block: a bad free is recorded
 // and ignored (a free on the wrong device index still frees the block); a bad copy is recorded,
 // not performed, and returns InvalidArgument with the report line in its message.
 //
-// Composition. TrackingDeviceAllocator is a ready-made stack of adaptors (each a DeviceAllocator
-// over an upstream one, in its own file, usable alone), outermost first:
+// Composition. Each device index in use gets a shard (TrackingShard, made on first use): a
+// ready-made stack of adaptors (each a DeviceAllocator over an upstream one, in its own file,
+// usable alone) under the shard's own lock, outermost first:
 //
-//   LedgerDeviceAllocator            numbers calls; ledger, failed calls, misuse; forwards only
-//                                    good frees and copies
+//   LedgerDeviceAllocator            numbers calls; ledger, failed calls; forwards only good
+//                                    frees and copies
 //    StatisticsDeviceAllocator       per-device counters of what got through
 //     ValidatingDeviceAllocator      InvalidArgument: alignment, negative index, device set
 //      FailureInjectingDeviceAllocator  injected allocation and copy faults
@@ -65,15 +66,34 @@
 // tells the ledger when a freed block's memory goes back to the system. Frees travel down with
 // their size (SizedDeviceAllocator), so only the bottom layer maps pointers to blocks.
 //
-// Threading: every public method is safe to call from many threads at once: one mutex around
-// the whole stack (its layers are not synchronized themselves).
+// Why shards: a call on cuda:i only touches cuda:i's blocks, counters, limits and quarantine, so
+// threads on different devices do not wait for one another; sequence numbers come from one
+// atomic counter, so they stay unique and ordered across shards. Settings (faults, capacities,
+// device set, quarantine, fills, largest allocation) are kept here and applied to every shard,
+// present and future. A call that may involve more than one device takes every shard's lock (in
+// index order) and sees all of them as one: a free that its device's shard does not know (a
+// wrong-index free, a double, interior or unknown free), every copy (its host range is checked
+// against every device's blocks), and the ledger queries, which merge the shards' records by
+// sequence number. Misuse is recorded here, under all the locks, so its order is the order it
+// happened in.
+//
+// Threading: every public method is safe to call from many threads at once. allocate() and a
+// good deallocate() take only their shard's lock; copies, bad frees, settings and queries take
+// all of them. Cost (RelWithDebInfo, harness/bench/tracking_allocator_bench.cpp): see the "ratio:"
+// lines there; the fill patterns and the quarantine are the largest single costs and can be
+// turned off (set_fill_patterns, set_quarantine_limits(0, 0)).
 // Ownership: the allocator owns all backing memory; it must outlive every buffer it allocated
 // and every registration of it (see DeviceAllocatorRegistry).
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,7 +104,9 @@
 #include <mocks/ledger_device_allocator.h>
 #include <mocks/ledger_records.h>
 #include <mocks/limiting_device_allocator.h>
+#include <mocks/misuse_detection.h>
 #include <mocks/statistics_device_allocator.h>
+#include <mocks/tracking_shard.h>
 #include <mocks/validating_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
@@ -144,7 +166,7 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   // The mirror of copy_host_to_device for reading [src, src + nbytes) out of a live block.
   Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
 
-  DeviceType device_type() const override { return host_.device_type(); }
+  DeviceType device_type() const override { return type_; }
 
   // --- Fault injection and simulation settings (kept by reset()) ------------------------------
 
@@ -242,15 +264,44 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   Error reset();
 
  private:
-  mutable std::mutex mu_;  // serializes every call into the stack below
-  // The layers, innermost first (each wraps the one declared before it).
-  AllocationSequence sequence_;  // shared by the ledger (numbers) and fault injection (reads)
-  HostBackedDeviceAllocator host_;
-  LimitingDeviceAllocator limits_;
-  FailureInjectingDeviceAllocator faults_;
-  ValidatingDeviceAllocator devices_;
-  StatisticsDeviceAllocator stats_;
-  LedgerDeviceAllocator ledger_;
+  class AllShards;
+  // The settings every shard gets, kept for the shards made later.
+  struct Settings {
+    std::set<uint64_t> fail_at;
+    uint64_t fail_from = 0;
+    std::bitset<kNumSimulatedIndices> fail_on;
+    CopyDirection fail_copies = CopyDirection::None;
+    std::array<uint64_t, kNumSimulatedIndices> capacity;  // UINT64_MAX: unlimited
+    uint64_t max_allocation_bytes = kDefaultMaxAllocationBytes;
+    std::bitset<kNumSimulatedIndices> available;
+    size_t quarantine_bytes = kDefaultQuarantineBytes;
+    size_t quarantine_blocks = kDefaultQuarantineBlocks;
+    bool fill_patterns = true;
+    DeviceBacking backing = DeviceBacking::Host;
+  };
+  // Shard slot of `index`; negative indices share the last one (their calls only fail).
+  static size_t slot_of(DeviceIndex index);
+
+  // The shard of `index`, made (with the current settings) when it does not exist yet.
+  TrackingShard& shard_for(DeviceIndex index);
+  // The shard of `index`, or nullptr when no call made one yet.
+  TrackingShard* existing_shard(DeviceIndex index) const;
+  void apply_settings(TrackingShard& shard) const;
+  // Under `all`: changes the settings with `change` and applies them to every shard.
+  template <typename Change>
+  void change_settings(Change&& change);
+  void deallocate_slow(void* ptr, DeviceIndex index);
+  Error copy(const DeviceCopy& copy);
+  void record_misuse(DetectedMisuse misuse, DeviceIndex index, const void* ptr);
+
+  const DeviceType type_;
+  std::atomic<uint64_t> calls_{0};  // the sequence counter every shard numbers calls from
+  // Guards making shards, settings_ and misuse_; taken before any shard's lock.
+  mutable std::mutex shards_mu_;
+  std::array<std::atomic<TrackingShard*>, kNumSimulatedIndices + 1> shards_{};
+  std::array<std::unique_ptr<TrackingShard>, kNumSimulatedIndices + 1> owned_shards_;
+  Settings settings_;
+  std::vector<MisuseRecord> misuse_;  // written under every lock, in the order it happened
 };
 
 }  // namespace devplan

@@ -6,20 +6,32 @@
 //
 // One iteration allocates kBatch blocks of kBlockBytes on cuda:(thread % 4) and frees them in
 // allocation order; items are allocate+free pairs. Times are wall-clock (UseRealTime), so
-// items_per_second is the throughput of all threads together. The tracking allocator keeps its
-// defaults (poison fill, quarantine of 1,024 blocks, one mutex); its ledger is reset after each
-// run.
+// items_per_second is the throughput of all threads together. Configurations:
+//   tracking       TrackingDeviceAllocator with its defaults (poison fills, quarantine of 1,024
+//                  blocks per device), one shard per device;
+//   tracking_lean  the same with set_fill_patterns(false) and set_quarantine_limits(0, 0): what
+//                  the two optional detections cost is the difference to "tracking";
+//   host           HostBackedDeviceAllocator alone (its defaults) behind one mutex: the host
+//                  layer's share of "tracking" (threads:1 only);
+//   malloc         bench::MallocDeviceAllocator, the baseline.
+// The tracking allocators' ledgers are reset after each run.
 //
-// Output: the usual table plus, per thread count,
-//   ratio: alloc_free tracking/malloc threads:N = R
+// Output: the usual table plus
+//   ratio: alloc_free tracking/malloc threads:N = R (goal <= 3.00: ok|MISSED)
+//   ratio: alloc_free tracking_lean/malloc threads:N = R (goal <= 3.00: ok|MISSED)
+//   ratio: alloc_free host/malloc threads:1 = R
+//   ratio: alloc_free throughput threads:N/threads:1 tracking = R   (goal >= 4 at 8 threads
+//     on 8 cores; a machine with fewer cores caps it at about its core count)
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
 #include <harness/bench/bench_ratios.h>
 #include <harness/bench/malloc_device_allocator.h>
+#include <mocks/host_backed_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
@@ -33,6 +45,46 @@ constexpr int kNumSimulatedDevices = 4;
 // Shared by all threads of a run; they live for the whole process.
 TrackingDeviceAllocator& tracking_allocator() {
   static TrackingDeviceAllocator* allocator = new TrackingDeviceAllocator(DeviceType::CUDA);
+  return *allocator;
+}
+// Without the fill patterns and the quarantine.
+TrackingDeviceAllocator& lean_tracking_allocator() {
+  static TrackingDeviceAllocator* allocator = [] {
+    auto* lean = new TrackingDeviceAllocator(DeviceType::CUDA);
+    lean->set_fill_patterns(false);
+    lean->set_quarantine_limits(0, 0);
+    return lean;
+  }();
+  return *allocator;
+}
+
+// The host layer alone, serialized as the tracking allocator's shards serialize it.
+class LockedHostAllocator : public DeviceAllocator {
+ public:
+  Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return host_.allocate(nbytes, index, alignment);
+  }
+  void deallocate(void* ptr, DeviceIndex index) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_.deallocate(ptr, index);
+  }
+  Error copy_host_to_device(void* dst, const void* src, size_t n, DeviceIndex index) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return host_.copy_host_to_device(dst, src, n, index);
+  }
+  Error copy_device_to_host(void* dst, const void* src, size_t n, DeviceIndex index) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return host_.copy_device_to_host(dst, src, n, index);
+  }
+  DeviceType device_type() const override { return DeviceType::CUDA; }
+
+ private:
+  std::mutex mu_;
+  HostBackedDeviceAllocator host_;
+};
+LockedHostAllocator& host_allocator() {
+  static LockedHostAllocator* allocator = new LockedHostAllocator();
   return *allocator;
 }
 bench::MallocDeviceAllocator& malloc_allocator() {
@@ -58,8 +110,7 @@ void alloc_free_loop(benchmark::State& state, DeviceAllocator& allocator) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kBatch);
 }
 
-void BM_TrackingAllocFree(benchmark::State& state) {
-  TrackingDeviceAllocator& tracking = tracking_allocator();
+void tracking_alloc_free(benchmark::State& state, TrackingDeviceAllocator& tracking) {
   alloc_free_loop(state, tracking);
   // Every thread has left the timed loop (Google Benchmark's stop barrier) before this runs.
   if (state.thread_index() == 0) {
@@ -71,6 +122,13 @@ void BM_TrackingAllocFree(benchmark::State& state) {
   }
 }
 
+void BM_TrackingAllocFree(benchmark::State& state) {
+  tracking_alloc_free(state, tracking_allocator());
+}
+void BM_LeanTrackingAllocFree(benchmark::State& state) {
+  tracking_alloc_free(state, lean_tracking_allocator());
+}
+void BM_HostAllocFree(benchmark::State& state) { alloc_free_loop(state, host_allocator()); }
 void BM_MallocAllocFree(benchmark::State& state) { alloc_free_loop(state, malloc_allocator()); }
 
 void register_benchmarks() {
@@ -79,6 +137,16 @@ void register_benchmarks() {
         ->Threads(threads)
         ->UseRealTime()
         ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark("alloc_free/tracking_lean", BM_LeanTrackingAllocFree)
+        ->Threads(threads)
+        ->UseRealTime()
+        ->Unit(benchmark::kNanosecond);
+    if (threads == 1) {
+      benchmark::RegisterBenchmark("alloc_free/host", BM_HostAllocFree)
+          ->Threads(threads)
+          ->UseRealTime()
+          ->Unit(benchmark::kNanosecond);
+    }
     benchmark::RegisterBenchmark("alloc_free/malloc", BM_MallocAllocFree)
         ->Threads(threads)
         ->UseRealTime()
@@ -91,6 +159,19 @@ void register_benchmarks() {
 
 int main(int argc, char** argv) {
   devplan::register_benchmarks();
-  return devplan::bench::run_with_ratios(argc, argv,
-                                         {{"alloc_free tracking/malloc", "/tracking", "/malloc"}});
+  // Throughput ratios: time per item at threads:1 over time per item at threads:N (the times are
+  // wall-clock per item of all threads together).
+  return devplan::bench::run_with_ratios(
+      argc, argv,
+      {{"alloc_free tracking/malloc", "/tracking/", "/malloc/", 3.0},
+       {"alloc_free tracking_lean/malloc", "/tracking_lean/", "/malloc/", 3.0},
+       {"alloc_free host/malloc", "/host/", "/malloc/"},
+       {"alloc_free throughput threads:2/threads:1", "/threads:1", "/threads:2", 0,
+        "alloc_free/tracking/"},
+       {"alloc_free throughput threads:4/threads:1", "/threads:1", "/threads:4", 0,
+        "alloc_free/tracking/"},
+       {"alloc_free throughput threads:8/threads:1", "/threads:1", "/threads:8", 0,
+        "alloc_free/tracking/"},
+       {"alloc_free throughput threads:8/threads:1", "/threads:1", "/threads:8", 0,
+        "alloc_free/tracking_lean/"}});
 }
