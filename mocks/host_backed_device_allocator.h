@@ -90,6 +90,11 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   // Called with a freed block's start each time its memory goes back to the system.
   void set_release_listener(ReleaseListener listener) { on_release_ = std::move(listener); }
 
+  // True when `block_start` starts a block (live or quarantined) with no host memory behind it.
+  bool is_unbacked(const void* block_start) const {
+    auto it = blocks_.find(block_start);
+    return it != blocks_.end() && it->second.unbacked;
+  }
   // True when `ptr` is the start of a freed block still held in the quarantine.
   bool is_quarantined(const void* ptr) const;
   // Copies `nbytes` at `ptr` into `out` from the live or quarantined block starting at

@@ -426,6 +426,21 @@ Error TrackingDeviceAllocator::peek(const void* ptr, size_t nbytes, void* out) c
                prefix + pointer_text(ptr) + " is not inside a live or quarantined block");
 }
 
+std::string TrackingDeviceAllocator::describe_unbacked_address(const void* ptr) const {
+  for (const std::atomic<TrackingShard*>& slot : shards_) {
+    const TrackingShard* shard = slot.load(std::memory_order_acquire);
+    if (shard == nullptr) continue;
+    std::unique_lock<std::mutex> lock(shard->mutex(), std::try_to_lock);
+    if (!lock.owns_lock()) continue;
+    const AllocationRecord* r = shard->ledger().find_held(ptr);
+    if (r == nullptr || !shard->host().is_unbacked(r->ptr)) continue;
+    const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(r->ptr);
+    return pointer_text(ptr) + ": byte " + std::to_string(offset) + " of " + format_allocation(*r) +
+           (r->live ? "" : " (freed)");
+  }
+  return "";
+}
+
 bool TrackingDeviceAllocator::is_quarantined(const void* ptr) const {
   AllShards all(*this);
   for (const TrackingShard* shard : all.shards()) {

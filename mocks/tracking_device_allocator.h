@@ -256,6 +256,10 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   Error peek(const void* ptr, size_t nbytes, void* out) const;
   // True when `ptr` is the start of a freed block still held in the quarantine.
   bool is_quarantined(const void* ptr) const;
+  // For a fault handler (ScopedHostAccessFaultReport): when `ptr` lies inside an unbacked block
+  // (live or quarantined), "<ptr>: byte N of <the block's format_allocation() text>"; else "".
+  // Never blocks: a shard whose lock is held is skipped.
+  std::string describe_unbacked_address(const void* ptr) const;
 
   // Forgets all recorded state: releases the quarantine, clears the ledger, misuse, failed
   // allocations and statistics, and restarts sequence numbers at 1. Fault, capacity, device and

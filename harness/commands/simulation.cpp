@@ -1,5 +1,8 @@
 #include <harness/commands/simulation.h>
 
+#include <optional>
+
+#include <mocks/host_access_fault_report.h>
 #include <mocks/simulated_device_backend.h>
 #include <runtime_ext/writer/program_builder.h>
 
@@ -108,6 +111,12 @@ Result<SimulationResult> simulate_program(const ProgramImage& image,
     }
   }
 
+  // A host access to unbacked device memory (ExecuTorch memcpys initial values into device
+  // buffers) faults; name the block before the process dies of it.
+  std::optional<ScopedHostAccessFaultReport> fault_report;
+  if (tracking != nullptr && options.backing == DeviceBacking::Unbacked) {
+    fault_report.emplace(tracking);
+  }
   SimulationResult result;
   result.runtime = options.runtime;
   result.device_memory = tracking != nullptr ? device_backing_name(options.backing) : "cuda";

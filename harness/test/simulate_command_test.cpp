@@ -338,5 +338,17 @@ TEST(RunCommandTest, CeilingsAreOptionsToo) {
             0);
 }
 
+TEST(SimulateCommandTest, TheModelScaleFixtureLoadsOnUnbackedDevices) {
+  testing::CommandResult r = run(&simulate_command, {fixture_program("model_scale_64gib")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("device memory: unbacked\nmethod forward: loaded\n"
+                               "  buffer 0: 10485760 B (10.0 MiB) on cpu:0, allocated\n"
+                               "  buffer 1: 17179869184 B (16.0 GiB) on cuda:0, allocated\n"));
+  EXPECT_THAT(r.out, HasSubstr("device allocations: 4\n"));
+  EXPECT_THAT(r.out, HasSubstr("  #4 cuda:3 17179869184 B (16.0 GiB) align 16 owner forward/buffer "
+                               "4  freed\n"));
+  EXPECT_THAT(r.out, HasSubstr("leaks: 0\nmisuse: 0\n"));
+}
+
 }  // namespace
 }  // namespace devplan::harness

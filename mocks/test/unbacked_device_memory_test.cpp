@@ -1,5 +1,6 @@
 // Unbacked simulated device memory: ReservedAddressSpace alone, and TrackingDeviceAllocator with
 // DeviceBacking::Unbacked (every ledger check still applies; copies back just their pages).
+#include <mocks/host_access_fault_report.h>
 #include <mocks/reserved_address_space.h>
 #include <mocks/tracking_device_allocator.h>
 
@@ -195,6 +196,49 @@ TEST(UnbackedTrackingAllocatorDeathTest, AHostReadOfAnUnbackedBlockFaults) {
   volatile const uint8_t* byte = static_cast<const uint8_t*>(*block);
   EXPECT_DEATH((void)*byte, "");
   cuda.deallocate(*block, 0);
+}
+
+TEST(UnbackedTrackingAllocatorDeathTest, AFaultReportNamesTheBlockAndTheOffset) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  TrackingDeviceAllocator cuda;
+  cuda.set_backing(DeviceBacking::Unbacked);
+  Result<void*> other = cuda.allocate(64, 0);
+  Result<void*> block = [&] {
+    ScopedAllocationOwner owner("forward/buffer 2");
+    return cuda.allocate(8192, 1, 256);
+  }();
+  ASSERT_TRUE(other.ok() && block.ok());
+  uint8_t* byte = static_cast<uint8_t*>(*block) + 4100;
+  EXPECT_DEATH(
+      {
+        ScopedHostAccessFaultReport report(&cuda);
+        *static_cast<volatile uint8_t*>(byte) = 1;
+      },
+      "devplan: host access to unbacked device memory at 0x[0-9a-f]+: byte 4100 of #2 cuda:1 "
+      "8192 B \\(8.0 KiB\\) align 256 owner forward/buffer 2; device memory is reachable only "
+      "through the allocator's copies \\(--backing host lets host accesses through\\)");
+  EXPECT_EQ(cuda.describe_unbacked_address(static_cast<uint8_t*>(*block) + 8191).substr(0, 2),
+            "0x");
+  const int on_the_stack = 0;
+  EXPECT_EQ(cuda.describe_unbacked_address(&on_the_stack), "");
+  cuda.deallocate(*block, 1);
+  EXPECT_NE(cuda.describe_unbacked_address(byte).find("byte 4100 of #2 cuda:1 8192 B (8.0 KiB) "
+                                                      "align 256 owner forward/buffer 2 (freed)"),
+            std::string::npos);
+  cuda.deallocate(*other, 0);
+}
+
+TEST(UnbackedTrackingAllocatorTest, HostBackedBlocksAreNotDescribedAsUnbacked) {
+  TrackingDeviceAllocator cuda;
+  Result<void*> host = cuda.allocate(64, 0);
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(cuda.describe_unbacked_address(*host), "");
+  {
+    // A report for a host-backed allocator is harmless: nothing faults.
+    ScopedHostAccessFaultReport report(&cuda);
+    static_cast<uint8_t*>(*host)[0] = 1;
+  }
+  cuda.deallocate(*host, 0);
 }
 
 }  // namespace

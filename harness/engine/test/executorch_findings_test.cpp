@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <harness/commands/command.h>
 #include <harness/commands/simulation.h>
 #include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
@@ -82,6 +83,44 @@ std::vector<uint8_t> cpu_add_with(const std::function<void(MethodBuilder&, int32
 
 std::string message_of(const SimulationResult& r) {
   return r.methods.empty() ? "" : r.methods[0].status.message();
+}
+
+// One method whose only planned tensor, float [4] at byte 16 of a 64-byte cuda:0 buffer, has an
+// initial value (a mutable data segment), and is the output.
+std::vector<uint8_t> device_initial_value_program() {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t dev = m.add_buffer(64, Device::cuda(0));
+  std::vector<uint8_t> initial(16);
+  for (size_t i = 0; i < initial.size(); ++i) initial[i] = static_cast<uint8_t>(i + 1);
+  const int32_t t = m.add_planned_tensor_with_initial_value(
+      TensorSpec::of(ScalarType::Float, {4}, Device::cuda(0)), dev, 16, initial);
+  m.add_chain();
+  m.set_outputs({t});
+  return builder.build();
+}
+
+// Divergence "device-initial-value": ExecuTorch writes a device tensor's initial value with a
+// host memcpy into the device buffer; runtime_ext copies it through the device allocator.
+// Unbacked device memory faults on the host access, and the report names the block.
+TEST_F(ExecutorchFindings, AnInitialValueOnADeviceIsWrittenByTheHost) {
+  const std::string file = temp_file(device_initial_value_program());
+  const CommandResult ours = testing::run(&simulate_command, {file});
+  EXPECT_EQ(ours.exit_code, 0) << ours.out << ours.err;
+  const CommandResult theirs = testing::run(&simulate_command, {file, "--runtime", "executorch"});
+  EXPECT_EQ(theirs.exit_code, 3) << theirs.out << theirs.err;
+  EXPECT_THAT(theirs.err,
+              ::testing::MatchesRegex(
+                  "devplan: host access to unbacked device memory at 0x[0-9a-f]+: byte 16 of #1 "
+                  "cuda:0 64 B align 8 owner forward/buffer 0; device memory is reachable only "
+                  "through the allocator's copies \\(--backing host lets host accesses "
+                  "through\\)\n"
+                  "devplan simulate: FINDING: ExecuTorch aborted while simulating .*: signal 11 "
+                  "\\(Segmentation fault\\): devplan: host access .*\n"));
+  // With host memory behind the device, ExecuTorch's memcpy lands and the load succeeds.
+  const CommandResult host =
+      testing::run(&simulate_command, {file, "--runtime", "executorch", "--backing", "host"});
+  EXPECT_EQ(host.exit_code, 0) << host.out << host.err;
 }
 
 // Divergence "sparse device list": runtime_ext rejects a device list that ExecuTorch reads with a
