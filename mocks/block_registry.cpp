@@ -9,55 +9,72 @@ namespace {
 
 uintptr_t address(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr); }
 
+// How many of the latest distinct labels a new label is compared with before it is stored.
+constexpr size_t kLabelsCompared = 8;
+
 }  // namespace
 
-void BlockRegistry::add(AllocationRecord record) {
-  const uintptr_t start = address(record.ptr);
+AllocationRecord BlockRegistry::Block::record() const {
+  AllocationRecord r;
+  r.seq = seq;
+  r.device = device;
+  r.size = size;
+  r.alignment = alignment;
+  r.owner = owner();
+  r.ptr = ptr;
+  r.live = live;
+  return r;
+}
+
+void BlockRegistry::add(uint64_t seq, const void* ptr, size_t size, size_t alignment, Device device,
+                        const AllocationOwner& owner) {
   const size_t index = blocks_.size();
-  blocks_.push_back(Block{std::move(record), true});
-  const uintptr_t end = start + footprint(blocks_.back());
-  // Entries never overlap one another (the invariant), so those overlapping [start, end) are
-  // consecutive and end before the first entry starting at or after `end`; all are released
-  // blocks (live and held ones are other host allocations).
-  auto next = by_address_.lower_bound(end);
-  while (next != by_address_.begin()) {
-    auto prev = std::prev(next);
-    if (prev->first + footprint(blocks_[prev->second]) <= start) break;
-    unmap(prev->second);
-  }
-  AddressMap::iterator entry;
-  if (spare_.empty()) {
-    entry = by_address_.emplace_hint(next, start, index);
+  Block& block = blocks_.emplace_back();
+  block.seq = seq;
+  block.ptr = ptr;
+  block.size = size;
+  block.alignment = alignment;
+  block.owner_label = intern_label(owner);
+  block.owner_buffer = owner.buffer();
+  block.device = device;
+  // A released block at the same start is forgotten at once; one that overlaps otherwise, when
+  // the ordered index is next brought up to date (see the header comment).
+  if (size_t* previous = by_start_.find(ptr)) {
+    blocks_[*previous].mapped = false;
+    *previous = index;
   } else {
-    spare_.key() = start;
-    spare_.mapped() = index;
-    entry = by_address_.insert(next, std::move(spare_));
+    by_start_.insert(ptr, index);
   }
-  entries_.push_back(entry);
+  added_.push_back(index);
+  if (added_.size() > added_limit_) {  // no ordered lookup for a long while: drop the forgotten
+    added_.erase(
+        std::remove_if(added_.begin(), added_.end(), [&](size_t i) { return !blocks_[i].mapped; }),
+        added_.end());
+    added_limit_ = 2 * added_.size() + kAddedSlack;
+  }
+  ordered_stale_ = true;
   ++live_count_;
 }
 
 const BlockRegistry::Block* BlockRegistry::free_live(const void* ptr) {
-  auto it = by_address_.find(address(ptr));
-  if (it == by_address_.end()) return nullptr;
-  Block& block = blocks_[it->second];
-  if (!block.record.live) return nullptr;
-  return free_entry(it);
+  const size_t* index = by_start_.find(ptr);
+  if (index == nullptr || !blocks_[*index].live) return nullptr;
+  return free_index(*index);
 }
 
-const BlockRegistry::Block* BlockRegistry::free_live_on(const void* ptr, DeviceIndex index) {
-  auto it = by_address_.find(address(ptr));
-  if (it == by_address_.end()) return nullptr;
-  Block& block = blocks_[it->second];
-  if (!block.record.live || block.record.device.index != index) return nullptr;
-  return free_entry(it);
+const BlockRegistry::Block* BlockRegistry::free_live_on(const void* ptr, DeviceIndex device) {
+  const size_t* index = by_start_.find(ptr);
+  if (index == nullptr) return nullptr;
+  const Block& block = blocks_[*index];
+  if (!block.live || block.device.index != device) return nullptr;
+  return free_index(*index);
 }
 
-const BlockRegistry::Block* BlockRegistry::free_entry(AddressMap::iterator it) {
-  Block& block = blocks_[it->second];
-  block.record.live = false;
+const BlockRegistry::Block* BlockRegistry::free_index(size_t index) {
+  Block& block = blocks_[index];
+  block.live = false;
   --live_count_;
-  held_.push_back(it->second);
+  held_.push_back(index);
   return &block;
 }
 
@@ -69,38 +86,40 @@ void BlockRegistry::mark_released(const void* ptr) {
 }
 
 const BlockRegistry::Block* BlockRegistry::live_at(const void* ptr) const {
-  auto it = by_address_.find(address(ptr));
-  if (it == by_address_.end() || !blocks_[it->second].record.live) return nullptr;
-  return &blocks_[it->second];
+  const size_t* index = by_start_.find(ptr);
+  if (index == nullptr || !blocks_[*index].live) return nullptr;
+  return &blocks_[*index];
 }
 
 const BlockRegistry::Block* BlockRegistry::freed_at(const void* ptr) const {
-  auto it = by_address_.find(address(ptr));
-  if (it == by_address_.end() || blocks_[it->second].record.live) return nullptr;
-  return &blocks_[it->second];
+  update_ordered();  // a released block overlapped by a newer one is forgotten
+  const size_t* index = by_start_.find(ptr);
+  if (index == nullptr || blocks_[*index].live) return nullptr;
+  return &blocks_[*index];
 }
 
 const BlockRegistry::Block* BlockRegistry::live_containing(const void* addr) const {
   const Block* block = containing(addr);
-  return block != nullptr && block->record.live ? block : nullptr;
+  return block != nullptr && block->live ? block : nullptr;
 }
 
 const BlockRegistry::Block* BlockRegistry::freed_containing(const void* addr) const {
   const Block* block = containing(addr);
-  return block != nullptr && !block->record.live ? block : nullptr;
+  return block != nullptr && !block->live ? block : nullptr;
 }
 
 const BlockRegistry::Block* BlockRegistry::held_overlapping(const void* start_ptr,
                                                             size_t nbytes) const {
+  update_ordered();
   const uintptr_t start = address(start_ptr);
   const uintptr_t end = nbytes > UINTPTR_MAX - start ? UINTPTR_MAX : start + nbytes;
   const Block* held_freed = nullptr;
-  auto it = by_address_.lower_bound(end);
-  while (it != by_address_.begin()) {
+  auto it = std::lower_bound(ordered_.begin(), ordered_.end(), Entry{end, 0});
+  while (it != ordered_.begin()) {
     --it;
     const Block& block = blocks_[it->second];
     if (it->first + footprint(block) <= start) break;
-    if (block.record.live) return &block;
+    if (block.live) return &block;
     if (block.memory_held && held_freed == nullptr) held_freed = &block;
   }
   return held_freed;
@@ -109,9 +128,9 @@ const BlockRegistry::Block* BlockRegistry::held_overlapping(const void* start_pt
 std::vector<const BlockRegistry::Block*> BlockRegistry::live_blocks() const {
   std::vector<size_t> indices;
   indices.reserve(live_count_);
-  for (const auto& entry : by_address_) {
-    if (blocks_[entry.second].record.live) indices.push_back(entry.second);
-  }
+  by_start_.for_each([&](const void*, size_t index) {
+    if (blocks_[index].live) indices.push_back(index);
+  });
   std::sort(indices.begin(), indices.end());  // blocks_ is in sequence order
   std::vector<const Block*> blocks;
   blocks.reserve(indices.size());
@@ -121,30 +140,89 @@ std::vector<const BlockRegistry::Block*> BlockRegistry::live_blocks() const {
 
 void BlockRegistry::clear() {
   blocks_.clear();
-  entries_.clear();
-  by_address_.clear();
+  by_start_.clear();
+  ordered_.clear();
+  added_.clear();
+  added_limit_ = kAddedSlack;
+  ordered_stale_ = false;
   released_.clear();
   held_.clear();
   live_count_ = 0;
+  labels_.clear();
+  last_owner_label_.reset();
+  last_stored_label_ = nullptr;
 }
 
 uintptr_t BlockRegistry::footprint(const Block& block) {
-  return block.record.size == 0 ? 1 : static_cast<uintptr_t>(block.record.size);
+  return block.size == 0 ? 1 : static_cast<uintptr_t>(block.size);
+}
+
+const std::string* BlockRegistry::intern_label(const AllocationOwner& owner) {
+  const std::string* label = owner.label();
+  if (label == nullptr) return nullptr;
+  if (label == last_owner_label_.get()) return last_stored_label_;
+  // Holding the label keeps its address from naming another text while it is the last one.
+  last_owner_label_ = owner.shared_label();
+  const size_t compared = std::min(labels_.size(), kLabelsCompared);
+  for (size_t i = labels_.size() - compared; i < labels_.size(); ++i) {
+    if (*labels_[i] == *label) return last_stored_label_ = labels_[i].get();
+  }
+  labels_.push_back(owner.shared_label());
+  return last_stored_label_ = label;
 }
 
 const BlockRegistry::Block* BlockRegistry::containing(const void* addr_ptr) const {
+  update_ordered();
   const uintptr_t addr = address(addr_ptr);
-  auto it = by_address_.upper_bound(addr);
-  if (it == by_address_.begin()) return nullptr;
+  auto it = std::upper_bound(ordered_.begin(), ordered_.end(), Entry{addr, SIZE_MAX});
+  if (it == ordered_.begin()) return nullptr;
   --it;
   const Block& block = blocks_[it->second];
   if (addr - it->first >= footprint(block)) return nullptr;
   return &block;
 }
 
-void BlockRegistry::unmap(size_t index) {
-  spare_ = by_address_.extract(entries_[index]);
-  entries_[index] = by_address_.end();
+void BlockRegistry::update_ordered() const {
+  if (!ordered_stale_) return;
+  std::vector<Entry> added;
+  added.reserve(added_.size());
+  for (size_t index : added_) {
+    if (blocks_[index].mapped) added.emplace_back(address(blocks_[index].ptr), index);
+  }
+  added_.clear();
+  std::sort(added.begin(), added.end());
+  std::vector<Entry> merged;
+  merged.reserve(ordered_.size() + added.size());
+  auto unmapped = [&](const Entry& e) { return !blocks_[e.second].mapped; };
+  ordered_.erase(std::remove_if(ordered_.begin(), ordered_.end(), unmapped), ordered_.end());
+  std::merge(ordered_.begin(), ordered_.end(), added.begin(), added.end(),
+             std::back_inserter(merged));
+  // Of two overlapping blocks the older goes (a released one: live and held blocks never
+  // overlap); the kept ones are disjoint, so only the last kept one can overlap the next.
+  ordered_.clear();
+  for (const Entry& entry : merged) {
+    bool dropped = false;
+    while (!ordered_.empty() &&
+           ordered_.back().first + footprint(blocks_[ordered_.back().second]) > entry.first) {
+      if (ordered_.back().second > entry.second) {
+        unmap(entry.second);
+        dropped = true;
+        break;
+      }
+      unmap(ordered_.back().second);
+      ordered_.pop_back();
+    }
+    if (!dropped) ordered_.push_back(entry);
+  }
+  ordered_stale_ = false;
+}
+
+void BlockRegistry::unmap(size_t index) const {
+  Block& block = blocks_[index];
+  block.mapped = false;
+  const size_t* entry = by_start_.find(block.ptr);
+  if (entry != nullptr && *entry == index) by_start_.erase(block.ptr);
+  ordered_stale_ = true;
 }
 
 size_t BlockRegistry::take_held(const void* ptr) {
@@ -155,7 +233,7 @@ size_t BlockRegistry::take_held(const void* ptr) {
   if (held_.empty()) return kNone;
   for (bool front : {true, false}) {
     const size_t index = front ? held_.front() : held_.back();
-    if (blocks_[index].record.ptr != ptr) continue;
+    if (blocks_[index].ptr != ptr) continue;
     if (front) {
       held_.pop_front();
     } else {
@@ -163,11 +241,11 @@ size_t BlockRegistry::take_held(const void* ptr) {
     }
     return index;
   }
-  auto it = by_address_.find(address(ptr));
-  if (it == by_address_.end()) return kNone;
-  const Block& block = blocks_[it->second];
-  if (block.record.live || !block.memory_held) return kNone;
-  return it->second;
+  const size_t* index = by_start_.find(ptr);
+  if (index == nullptr) return kNone;
+  const Block& block = blocks_[*index];
+  if (block.live || !block.memory_held) return kNone;
+  return *index;
 }
 
 void BlockRegistry::remember_release(size_t block_index) {
@@ -175,7 +253,7 @@ void BlockRegistry::remember_release(size_t block_index) {
   while (released_.size() > kRememberedReleases) {
     const size_t oldest = released_.front();
     released_.pop_front();
-    if (entries_[oldest] != by_address_.end()) unmap(oldest);
+    if (blocks_[oldest].mapped) unmap(oldest);
   }
 }
 

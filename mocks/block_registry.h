@@ -1,29 +1,38 @@
-// BlockRegistry: every block a LedgerDeviceAllocator handed out, in sequence order, with one
-// address map that finds the live or freed block an address falls in.
+// BlockRegistry: every block a LedgerDeviceAllocator handed out, in sequence order, with the
+// lookups that find the live or freed block at or around an address.
 //
 // A freed block stays known as freed (so double frees and stale copies are recognised) while its
 // memory is held (in the quarantine below the ledger), and after that until a new block overlaps
 // its address or kRememberedReleases more blocks have had their memory released after it; so the
-// map stays bounded however long the ledger lives. The block list itself grows by one per
-// allocation until clear().
+// lookup structures stay bounded however long the ledger lives. The block list itself grows by
+// one compact Block per allocation until clear().
 //
-// Invariant: the footprints (size, at least 1 byte) of all entries of the address map are
-// pairwise disjoint: live and held blocks are distinct host allocations, and a released block's
-// entry is dropped as soon as a new block overlaps it. So the block containing an address is the
-// last one starting at or before it, and one map serves live and freed blocks alike.
+// Cost: why two indexes. The allocate/free path only asks for the block starting at an address:
+// a flat hash map (PointerMap) answers that in about one probe. The questions about addresses
+// inside blocks (interior frees, copies, host ranges overlapping device memory) are rarer and
+// use an address-ordered index that is brought up to date only when such a question comes (a
+// sort of the blocks added since, merged in). A released block that a newer block overlaps is
+// forgotten then, at the latest, and every lookup answers as if it had been forgotten at once:
+// a newer block at the same start replaces it in the hash map, and the lookups that could see
+// one starting elsewhere update the ordered index first.
 //
-// Cost: why one map. An allocate/free pair is one hinted insert, one find and (once the window
-// is full) one erase by iterator; the erased node is kept for the next insert. The exact-address
-// and containing lookups are O(log n) in the live, held and remembered blocks.
+// Invariant (of the ordered index, once up to date): the footprints (size, at least 1 byte) of
+// its entries are pairwise disjoint: live and held blocks are distinct host allocations, and a
+// released block overlapped by a newer one is dropped. So the block containing an address is the
+// last one starting at or before it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <map>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <mocks/ledger_records.h>
+#include <mocks/pointer_map.h>
+#include <runtime_ext/core/allocation_owner.h>
 
 namespace devplan {
 
@@ -31,13 +40,28 @@ class BlockRegistry {
  public:
   static constexpr size_t kRememberedReleases = 4096;
 
+  // One successful allocation, compact: the owner is kept as a label and a buffer number, its
+  // text is built by record().
   struct Block {
-    AllocationRecord record;
+    uint64_t seq = 0;
+    const void* ptr = nullptr;
+    size_t size = 0;
+    size_t alignment = 0;
+    const std::string* owner_label = nullptr;  // kept alive by the registry; nullptr: none
+    int64_t owner_buffer = AllocationOwner::kNoBuffer;
+    Device device;
+    bool live = true;         // false once deallocated
     bool memory_held = true;  // false once the memory went back to the system
+    bool mapped = true;       // still found by address (live, held or remembered)
+
+    // The block as the ledger reports it.
+    AllocationRecord record() const;
+    std::string owner() const { return AllocationOwner::text_of(owner_label, owner_buffer); }
   };
 
-  // Adds a live block, forgetting the released blocks whose addresses it takes.
-  void add(AllocationRecord record);
+  // Adds a live block owned by `owner`, forgetting the released blocks whose addresses it takes.
+  void add(uint64_t seq, const void* ptr, size_t size, size_t alignment, Device device,
+           const AllocationOwner& owner);
   // Marks the live block starting at `ptr` freed (memory still held); nullptr when none starts
   // there.
   const Block* free_live(const void* ptr);
@@ -66,29 +90,39 @@ class BlockRegistry {
   void clear();
 
  private:
-  using AddressMap = std::map<uintptr_t, size_t>;  // start address -> index in blocks_
+  using Entry = std::pair<uintptr_t, size_t>;  // start address, index in blocks_
 
   static uintptr_t footprint(const Block& block);
-  // Marks the live block of `it` freed.
-  const Block* free_entry(AddressMap::iterator it);
+  // The label to store for `owner`: one shared copy per distinct label text.
+  const std::string* intern_label(const AllocationOwner& owner);
+  const Block* free_index(size_t index);
   // The block whose footprint contains `addr`, whatever its state, or nullptr.
   const Block* containing(const void* addr) const;
-  // Takes block `index`'s entry out of the map, keeping its node for the next add().
-  void unmap(size_t index);
+  // Brings ordered_ up to date (merging in added_, dropping unmapped and overlapped blocks).
+  void update_ordered() const;
+  void unmap(size_t index) const;
   void remember_release(size_t block_index);
   // The index of the freed block at `ptr` whose memory is held, taken off held_; kNone if none.
   size_t take_held(const void* ptr);
 
   static constexpr size_t kNone = SIZE_MAX;
 
-  std::deque<Block> blocks_;  // every block, in sequence order
-  // Per block: its entry in by_address_, or by_address_.end() when it has none any more.
-  std::deque<AddressMap::iterator> entries_;
-  AddressMap by_address_;        // live, held and remembered released blocks
-  AddressMap::node_type spare_;  // the last unmapped node: saves an allocation in add()
-  std::deque<size_t> released_;  // released blocks still in by_address_, oldest first
+  // Every block, in sequence order. Mutable: the ordered index forgets overlapped blocks lazily.
+  mutable std::deque<Block> blocks_;
+  mutable PointerMap<size_t> by_start_;  // live, held and remembered blocks, by start
+  mutable std::vector<Entry> ordered_;   // the same by address, as of the last update
+  mutable std::vector<size_t> added_;    // blocks added since the last update
+  mutable bool ordered_stale_ = false;
+  static constexpr size_t kAddedSlack = 1024;
+  size_t added_limit_ =
+      kAddedSlack;  // added_ is compacted beyond this   // a block was added or unmapped since then
+  std::deque<size_t> released_;  // released blocks still mapped, oldest first
   std::deque<size_t> held_;      // freed blocks in the order freed; some may be released since
   size_t live_count_ = 0;
+  // Owner labels: kept alive for the blocks; the last one seen, to skip the lookup.
+  std::vector<std::shared_ptr<const std::string>> labels_;
+  std::shared_ptr<const std::string> last_owner_label_;
+  const std::string* last_stored_label_ = nullptr;
 };
 
 }  // namespace devplan

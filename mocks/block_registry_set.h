@@ -48,7 +48,7 @@ class BlockRegistrySet {
     const Block* freed = nullptr;
     for (size_t i = 0; i < count_; ++i) {
       const Block* block = registries_[i]->held_overlapping(start, nbytes);
-      if (block != nullptr && block->record.live) return block;
+      if (block != nullptr && block->live) return block;
       if (freed == nullptr) freed = block;
     }
     return freed;
@@ -67,7 +67,7 @@ class BlockRegistrySet {
     const Block* latest = nullptr;
     for (size_t i = 0; i < count_; ++i) {
       const Block* block = lookup(*registries_[i]);
-      if (block != nullptr && (latest == nullptr || block->record.seq > latest->record.seq)) {
+      if (block != nullptr && (latest == nullptr || block->seq > latest->seq)) {
         latest = block;
       }
     }

@@ -17,14 +17,14 @@ HostBackedDeviceAllocator::HostBackedDeviceAllocator(DeviceType type, std::strin
     : type_(type), name_(std::move(name)) {}
 
 HostBackedDeviceAllocator::~HostBackedDeviceAllocator() {
-  for (auto& [ptr, block] : blocks_) {
+  blocks_.for_each([this](const void* ptr, const HostBlock& block) {
     if (block.unbacked) {
       reserved_.unreserve(ptr, block.size);
-      continue;
+      return;
     }
     asan_unpoison(ptr, block.size);
     ::operator delete(const_cast<void*>(ptr), std::align_val_t(block.alignment));
-  }
+  });
 }
 
 Result<void*> HostBackedDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
@@ -46,7 +46,7 @@ Result<void*> HostBackedDeviceAllocator::allocate(size_t nbytes, DeviceIndex ind
                                   " could not be reserved: " + reserved.error().message());
     }
     unbacked_blocks_.emplace(reinterpret_cast<uintptr_t>(*reserved), nbytes);
-    add_block(*reserved, HostBlock{nbytes, alignment, index, false, true});
+    blocks_.insert(*reserved, HostBlock{nbytes, alignment, index, false, true});
     return *reserved;
   }
   void* ptr = nullptr;
@@ -59,14 +59,14 @@ Result<void*> HostBackedDeviceAllocator::allocate(size_t nbytes, DeviceIndex ind
         "host memory for " + bytes_on_device(nbytes, device) + " could not be allocated");
   }
   if (nbytes > 0 && fill_patterns_) std::memset(ptr, kFreshPattern, nbytes);
-  add_block(ptr, HostBlock{nbytes, alignment, index, false});
+  blocks_.insert(ptr, HostBlock{nbytes, alignment, index, false});
   return ptr;
 }
 
 void HostBackedDeviceAllocator::deallocate(void* ptr, DeviceIndex /*index*/) {
-  auto it = blocks_.find(ptr);
-  if (it == blocks_.end() || it->second.quarantined) return;  // not ours to judge: ignored
-  quarantine(ptr, it->second);
+  HostBlock* block = blocks_.find(ptr);
+  if (block == nullptr || block->quarantined) return;  // not ours to judge: ignored
+  quarantine(ptr, *block);
 }
 
 void HostBackedDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, DeviceIndex index) {
@@ -74,9 +74,9 @@ void HostBackedDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, D
 }
 
 std::optional<LiveBlock> HostBackedDeviceAllocator::find_live_block(const void* ptr) const {
-  auto it = blocks_.find(ptr);
-  if (it == blocks_.end() || it->second.quarantined) return std::nullopt;
-  return LiveBlock{it->second.size, it->second.index};
+  const HostBlock* block = blocks_.find(ptr);
+  if (block == nullptr || block->quarantined) return std::nullopt;
+  return LiveBlock{block->size, block->index};
 }
 
 Error HostBackedDeviceAllocator::copy_host_to_device(void* dst, const void* src, size_t nbytes,
@@ -99,13 +99,13 @@ void HostBackedDeviceAllocator::set_quarantine_limits(size_t max_bytes, size_t m
 }
 
 bool HostBackedDeviceAllocator::is_quarantined(const void* ptr) const {
-  auto it = blocks_.find(ptr);
-  return it != blocks_.end() && it->second.quarantined;
+  const HostBlock* block = blocks_.find(ptr);
+  return block != nullptr && block->quarantined;
 }
 
 void HostBackedDeviceAllocator::read_held(const void* block_start, const void* ptr, size_t nbytes,
                                           void* out) const {
-  const HostBlock& block = blocks_.at(block_start);
+  const HostBlock& block = *blocks_.find(block_start);
   if (block.unbacked) {
     if (block.quarantined) {  // its pages were dropped when it was freed
       std::memset(out, fill_patterns_ ? kFreedPattern : 0, nbytes);
@@ -115,7 +115,7 @@ void HostBackedDeviceAllocator::read_held(const void* block_start, const void* p
     return;
   }
   const bool poisoned = is_quarantined(block_start);
-  const size_t block_size = poisoned ? blocks_.at(block_start).size : 0;
+  const size_t block_size = poisoned ? block.size : 0;
   if (poisoned) asan_unpoison(block_start, block_size);
   std::memcpy(out, ptr, nbytes);
   if (poisoned) asan_poison(block_start, block_size);
@@ -128,16 +128,6 @@ void HostBackedDeviceAllocator::release_quarantine() {
 Error HostBackedDeviceAllocator::allocation_error(ErrorCode code,
                                                   const std::string& message) const {
   return Error(code, name_ + "::allocate: " + message);
-}
-
-void HostBackedDeviceAllocator::add_block(const void* ptr, const HostBlock& block) {
-  if (spare_.empty()) {
-    blocks_.emplace(ptr, block);
-    return;
-  }
-  spare_.key() = ptr;
-  spare_.mapped() = block;
-  blocks_.insert(std::move(spare_));
 }
 
 void HostBackedDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
@@ -165,15 +155,15 @@ void HostBackedDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
 }
 
 void HostBackedDeviceAllocator::release(const void* ptr) {
-  auto it = blocks_.find(ptr);
-  if (it->second.unbacked) {
-    reserved_.unreserve(ptr, it->second.size);
+  const HostBlock block = *blocks_.find(ptr);
+  if (block.unbacked) {
+    reserved_.unreserve(ptr, block.size);
     unbacked_blocks_.erase(reinterpret_cast<uintptr_t>(ptr));
   } else {
-    asan_unpoison(ptr, it->second.size);
-    ::operator delete(const_cast<void*>(ptr), std::align_val_t(it->second.alignment));
+    asan_unpoison(ptr, block.size);
+    ::operator delete(const_cast<void*>(ptr), std::align_val_t(block.alignment));
   }
-  spare_ = blocks_.extract(it);
+  blocks_.erase(ptr);
   if (on_release_) on_release_(ptr);
 }
 

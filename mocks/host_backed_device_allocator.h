@@ -33,9 +33,9 @@
 #include <functional>
 #include <map>
 #include <string>
-#include <unordered_map>
 
 #include <mocks/block_quarantine.h>
+#include <mocks/pointer_map.h>
 #include <mocks/reserved_address_space.h>
 #include <mocks/sized_device_allocator.h>
 
@@ -112,11 +112,7 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
     bool unbacked = false;
   };
 
-  using BlockMap = std::unordered_map<const void*, HostBlock>;
-
   Error allocation_error(ErrorCode code, const std::string& message) const;
-  // Adds `block` at `ptr` to blocks_, in the node of the last released block when there is one.
-  void add_block(const void* ptr, const HostBlock& block);
   void quarantine(const void* ptr, HostBlock& block);
   // Returns a freed block's memory to the system and tells the listener.
   void release(const void* ptr);
@@ -126,8 +122,7 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
 
   const DeviceType type_;
   const std::string name_;
-  BlockMap blocks_;            // live and quarantined, by start
-  BlockMap::node_type spare_;  // the last released block's node: saves a map allocation
+  PointerMap<HostBlock> blocks_;  // live and quarantined, by start
   BlockQuarantine quarantine_{kDefaultQuarantineBytes, kDefaultQuarantineBlocks};
   ReleaseListener on_release_;
   bool fill_patterns_ = true;

@@ -18,14 +18,8 @@ Result<void*> LedgerDeviceAllocator::allocate(size_t nbytes, DeviceIndex index, 
     record_failure(seq, nbytes, index, alignment, ptr.error());
     return ptr;
   }
-  AllocationRecord record;
-  record.seq = seq;
-  record.device = Device(device_type(), index);
-  record.size = nbytes;
-  record.alignment = alignment;
-  record.owner = current_allocation_owner();
-  record.ptr = *ptr;
-  blocks_.add(std::move(record));
+  blocks_.add(seq, *ptr, nbytes, alignment, Device(device_type(), index),
+              allocation_owner_of_this_thread());
   return ptr;
 }
 
@@ -37,7 +31,7 @@ void LedgerDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
     record_misuse(classify_bad_free(blocks_, ptr, call_device), index, ptr);
     return;
   }
-  const AllocationRecord& r = freed->record;
+  const BlockRegistry::Block& r = *freed;
   if (r.device.index != index) record_misuse(wrong_device_free(*freed, call_device), index, ptr);
   forward_deallocate(ptr, r.size, r.device.index);
 }
@@ -45,7 +39,7 @@ void LedgerDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
 bool LedgerDeviceAllocator::deallocate_if_live_on(void* ptr, DeviceIndex index) {
   const BlockRegistry::Block* freed = blocks_.free_live_on(ptr, index);
   if (freed == nullptr) return false;
-  forward_deallocate(ptr, freed->record.size, index);
+  forward_deallocate(ptr, freed->size, index);
   return true;
 }
 
@@ -56,14 +50,14 @@ void LedgerDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, Devic
 std::optional<LiveBlock> LedgerDeviceAllocator::find_live_block(const void* ptr) const {
   const BlockRegistry::Block* block = blocks_.live_at(ptr);
   if (block == nullptr) return std::nullopt;
-  return LiveBlock{block->record.size, block->record.device.index};
+  return LiveBlock{block->size, block->device.index};
 }
 
-const AllocationRecord* LedgerDeviceAllocator::find_held(const void* ptr) const {
+const BlockRegistry::Block* LedgerDeviceAllocator::find_held(const void* ptr) const {
   const BlockRegistry::Block* block = blocks_.live_containing(ptr);
   if (block == nullptr) block = blocks_.freed_containing(ptr);
   if (block == nullptr || !block->memory_held) return nullptr;
-  return &block->record;
+  return block;
 }
 
 Error LedgerDeviceAllocator::check_nothing_live() const {
@@ -72,7 +66,7 @@ Error LedgerDeviceAllocator::check_nothing_live() const {
   std::string list;
   for (const BlockRegistry::Block* block : live) {
     if (!list.empty()) list += ", ";
-    list += "#" + std::to_string(block->record.seq);
+    list += "#" + std::to_string(block->seq);
   }
   return error("reset", ErrorCode::InvalidState,
                std::to_string(live.size()) +
@@ -123,7 +117,7 @@ void LedgerDeviceAllocator::record_misuse(DetectedMisuse misuse, DeviceIndex ind
   MisuseRecord record;
   record.kind = misuse.kind;
   record.device = Device(device_type(), index);
-  record.allocation_seq = misuse.block != nullptr ? misuse.block->record.seq : 0;
+  record.allocation_seq = misuse.block != nullptr ? misuse.block->seq : 0;
   record.ptr = ptr;
   record.message = std::move(misuse.line);
   misuse_.push_back(std::move(record));

@@ -56,7 +56,7 @@ class LedgerDeviceAllocator : public DeviceAllocatorAdaptor {
   uint64_t allocate_calls() const { return sequence_->count(); }
   // The live block containing `ptr`, or the freed one if its memory is still held; nullptr
   // otherwise.
-  const AllocationRecord* find_held(const void* ptr) const;
+  const BlockRegistry::Block* find_held(const void* ptr) const;
   // InvalidState "<name>::reset: 2 allocations are still live (#1, #3)", or success.
   Error check_nothing_live() const;
   // Forgets every block, misuse and failure, and restarts the sequence at 1.

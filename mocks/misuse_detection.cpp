@@ -10,7 +10,7 @@ namespace {
 using Block = BlockRegistry::Block;
 
 uintptr_t offset_in(const Block& block, const void* ptr) {
-  return reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(block.record.ptr);
+  return reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(block.ptr);
 }
 
 // The device side of a copy: out of bounds or on the wrong device (in a live block), into or
@@ -21,24 +21,25 @@ std::optional<DetectedMisuse> device_range_misuse(const BlockRegistrySet& blocks
   const char* const direction = copy.to_device() ? "into " : "from ";
   const void* const ptr = copy.device_ptr();
   if (const Block* block = blocks.live_containing(ptr)) {
-    const AllocationRecord& r = block->record;
+    const Block& r = *block;
     const uintptr_t offset = offset_in(*block, ptr);
     const std::string at = " at offset " + std::to_string(offset);
     if (copy.nbytes > r.size - offset) {
       return DetectedMisuse{MisuseKind::CopyOutOfBounds, block,
-                            op + at + " past the end of " + describe_allocation(r)};
+                            op + at + " past the end of " + describe_allocation(r.record())};
     }
     if (r.device.index == copy.index) return std::nullopt;
-    return DetectedMisuse{
-        MisuseKind::CopyWrongDevice, block,
-        std::string(copy.method()) + " on " + Device(type, copy.index).to_string() + " of " +
-            std::to_string(copy.nbytes) + " B" + at + " " + direction + describe_allocation(r)};
+    return DetectedMisuse{MisuseKind::CopyWrongDevice, block,
+                          std::string(copy.method()) + " on " +
+                              Device(type, copy.index).to_string() + " of " +
+                              std::to_string(copy.nbytes) + " B" + at + " " + direction +
+                              describe_allocation(r.record())};
   }
   if (const Block* freed = blocks.freed_containing(ptr)) {
     return DetectedMisuse{
         copy.to_device() ? MisuseKind::CopyToFreedMemory : MisuseKind::CopyFromFreedMemory, freed,
         op + " at offset " + std::to_string(offset_in(*freed, ptr)) + " " + direction + "freed " +
-            describe_allocation(freed->record)};
+            describe_allocation(freed->record())};
   }
   return DetectedMisuse{MisuseKind::CopyUnknownPointer, nullptr,
                         op + (copy.to_device() ? " to" : " from") + " unknown pointer " +
@@ -50,14 +51,14 @@ std::optional<DetectedMisuse> device_range_misuse(const BlockRegistrySet& blocks
 DetectedMisuse wrong_device_free(const Block& block, const Device& call_device) {
   return DetectedMisuse{
       MisuseKind::WrongDeviceFree, &block,
-      "free on " + call_device.to_string() + " of " + describe_allocation(block.record)};
+      "free on " + call_device.to_string() + " of " + describe_allocation(block.record())};
 }
 
 DetectedMisuse classify_bad_free(const BlockRegistrySet& blocks, const void* ptr,
                                  const Device& call_device) {
   if (const Block* freed = blocks.freed_at(ptr)) {
     return DetectedMisuse{MisuseKind::DoubleFree, freed,
-                          "double free of " + describe_allocation(freed->record)};
+                          "double free of " + describe_allocation(freed->record())};
   }
   const Block* inside = blocks.live_containing(ptr);
   const char* state = "";
@@ -69,7 +70,7 @@ DetectedMisuse classify_bad_free(const BlockRegistrySet& blocks, const void* ptr
     return DetectedMisuse{MisuseKind::UnknownPointer, inside,
                           "free of interior pointer " + pointer_text(ptr) + " (offset " +
                               std::to_string(offset_in(*inside, ptr)) + ") of " + state +
-                              describe_allocation(inside->record)};
+                              describe_allocation(inside->record())};
   }
   return DetectedMisuse{
       MisuseKind::UnknownPointer, nullptr,
@@ -86,8 +87,8 @@ std::optional<DetectedMisuse> find_copy_misuse(const BlockRegistrySet& blocks,
   return DetectedMisuse{
       MisuseKind::HostPointerInDeviceMemory, host_block,
       std::string(copy.method()) + " with host " + (copy.to_device() ? "source " : "destination ") +
-          pointer_text(copy.host_ptr()) + " overlapping " +
-          (host_block->record.live ? "" : "freed ") + describe_allocation(host_block->record)};
+          pointer_text(copy.host_ptr()) + " overlapping " + (host_block->live ? "" : "freed ") +
+          describe_allocation(host_block->record())};
 }
 
 }  // namespace devplan

@@ -20,7 +20,9 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return text;
 }
 
-bool by_seq(const AllocationRecord* a, const AllocationRecord* b) { return a->seq < b->seq; }
+bool by_seq(const BlockRegistry::Block* a, const BlockRegistry::Block* b) {
+  return a->seq < b->seq;
+}
 
 }  // namespace
 
@@ -137,7 +139,7 @@ void TrackingDeviceAllocator::deallocate_slow(void* ptr, DeviceIndex index) {
   for (TrackingShard* shard : all.shards()) {
     const BlockRegistry::Block* block = shard->ledger().blocks().live_at(ptr);
     if (block == nullptr) continue;
-    const DeviceIndex own_index = block->record.device.index;
+    const DeviceIndex own_index = block->device.index;
     if (own_index != index) record_misuse(wrong_device_free(*block, call_device), index, ptr);
     shard->ledger().deallocate(ptr, own_index);  // the block is freed anyway
     return;
@@ -300,17 +302,17 @@ std::vector<AllocationRecord> TrackingDeviceAllocator::ledger_from(size_t first)
   if (all.shards().size() == 1) {  // already in sequence order: no merge
     const BlockRegistry& blocks = all.shards()[0]->ledger().blocks();
     if (first < blocks.size()) records.reserve(blocks.size() - first);
-    for (size_t i = first; i < blocks.size(); ++i) records.push_back(blocks.at(i).record);
+    for (size_t i = first; i < blocks.size(); ++i) records.push_back(blocks.at(i).record());
     return records;
   }
-  std::vector<const AllocationRecord*> merged;
+  std::vector<const BlockRegistry::Block*> merged;
   for (const TrackingShard* shard : all.shards()) {
     const BlockRegistry& blocks = shard->ledger().blocks();
-    for (size_t i = 0; i < blocks.size(); ++i) merged.push_back(&blocks.at(i).record);
+    for (size_t i = 0; i < blocks.size(); ++i) merged.push_back(&blocks.at(i));
   }
   std::sort(merged.begin(), merged.end(), by_seq);
   if (first < merged.size()) records.reserve(merged.size() - first);
-  for (size_t i = first; i < merged.size(); ++i) records.push_back(*merged[i]);
+  for (size_t i = first; i < merged.size(); ++i) records.push_back(merged[i]->record());
   return records;
 }
 
@@ -323,16 +325,16 @@ size_t TrackingDeviceAllocator::ledger_size() const {
 
 std::vector<AllocationRecord> TrackingDeviceAllocator::live_allocations() const {
   AllShards all(*this);
-  std::vector<const AllocationRecord*> live;
+  std::vector<const BlockRegistry::Block*> live;
   for (const TrackingShard* shard : all.shards()) {
     for (const BlockRegistry::Block* block : shard->ledger().blocks().live_blocks()) {
-      live.push_back(&block->record);
+      live.push_back(block);
     }
   }
   std::sort(live.begin(), live.end(), by_seq);
   std::vector<AllocationRecord> records;
   records.reserve(live.size());
-  for (const AllocationRecord* record : live) records.push_back(*record);
+  for (const BlockRegistry::Block* block : live) records.push_back(block->record());
   return records;
 }
 
@@ -411,13 +413,13 @@ Error TrackingDeviceAllocator::peek(const void* ptr, size_t nbytes, void* out) c
   AllShards all(*this);
   for (const TrackingShard* shard : all.shards()) {
     // Blocks holding memory never overlap across shards: the first one found is the one.
-    const AllocationRecord* r = shard->ledger().find_held(ptr);
+    const BlockRegistry::Block* r = shard->ledger().find_held(ptr);
     if (r == nullptr) continue;
     const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(r->ptr);
     if (nbytes > r->size - offset) {
       return Error(ErrorCode::InvalidArgument,
                    prefix + std::to_string(nbytes) + " B at offset " + std::to_string(offset) +
-                       " run past the end of " + describe_allocation(*r));
+                       " run past the end of " + describe_allocation(r->record()));
     }
     shard->host().read_held(r->ptr, ptr, nbytes, out);
     return Error::success();
@@ -454,7 +456,7 @@ Error TrackingDeviceAllocator::reset() {
   std::vector<uint64_t> live;
   for (const TrackingShard* shard : all.shards()) {
     for (const BlockRegistry::Block* block : shard->ledger().blocks().live_blocks()) {
-      live.push_back(block->record.seq);
+      live.push_back(block->seq);
     }
   }
   if (!live.empty()) {
@@ -484,7 +486,7 @@ void TrackingDeviceAllocator::record_misuse(DetectedMisuse misuse, DeviceIndex i
   MisuseRecord record;
   record.kind = misuse.kind;
   record.device = Device(type_, index);
-  record.allocation_seq = misuse.block != nullptr ? misuse.block->record.seq : 0;
+  record.allocation_seq = misuse.block != nullptr ? misuse.block->seq : 0;
   record.ptr = ptr;
   record.message = std::move(misuse.line);
   misuse_.push_back(std::move(record));

@@ -81,7 +81,9 @@
 // good deallocate() take only their shard's lock; copies, bad frees, settings and queries take
 // all of them. Cost (RelWithDebInfo, harness/bench/tracking_allocator_bench.cpp): see the "ratio:"
 // lines there; the fill patterns and the quarantine are the largest single costs and can be
-// turned off (set_fill_patterns, set_quarantine_limits(0, 0)).
+// turned off (set_fill_patterns, set_quarantine_limits(0, 0)). A record keeps its owner as a shared
+// label and a buffer number (AllocationOwner), so no owner text is built or copied per allocation;
+// the reports build it.
 // Ownership: the allocator owns all backing memory; it must outlive every buffer it allocated
 // and every registration of it (see DeviceAllocatorRegistry).
 #pragma once

@@ -27,7 +27,7 @@ TEST(LedgerDeviceAllocatorTest, NumbersEveryCallAndRecordsFailuresWithTheOwner) 
   }
   EXPECT_EQ(s.ledger.allocate_calls(), 2u);
   ASSERT_EQ(s.ledger.blocks().size(), 1u);
-  EXPECT_EQ(format_allocation(s.ledger.blocks().at(0).record),
+  EXPECT_EQ(format_allocation(s.ledger.blocks().at(0).record()),
             "#1 cuda:2 48 B align 64 owner forward/buffer 1");
   ASSERT_EQ(s.ledger.failed_allocations().size(), 1u);
   const FailedAllocation& failed = s.ledger.failed_allocations()[0];

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include <runtime_ext/core/allocation_owner.h>
 
@@ -20,6 +21,10 @@ Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
   }
   memory->host_buffers_.reserve(plan.buffer_sizes.size() - num_device_buffers);
   memory->device_buffers_.reserve(num_device_buffers);
+  // One owner label for the method; each device buffer only sets its number (no string per
+  // buffer).
+  std::optional<ScopedAllocationOwner> owner;
+  if (num_device_buffers > 0) owner.emplace(AllocationOwner::label_of(plan.name));
   uint64_t host_bytes = 0;
   for (size_t i = 0; i < plan.buffer_sizes.size(); ++i) {
     const uint64_t size = plan.buffer_sizes[i];
@@ -54,7 +59,7 @@ Result<std::unique_ptr<PlannedMemory>> PlannedMemory::allocate(
     if (size > SIZE_MAX) {
       return fail(Error(ErrorCode::MemoryAllocationFailed, "size does not fit in memory"));
     }
-    ScopedAllocationOwner scoped_owner(plan.name + "/buffer " + std::to_string(i));
+    owner->set_buffer(static_cast<int64_t>(i));
     Result<DeviceMemoryBuffer> buffer =
         DeviceMemoryBuffer::create(static_cast<size_t>(size), device.type, device.index,
                                    kDefaultAlignment, *options.allocators);
