@@ -92,8 +92,8 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
 
   // True when `block_start` starts a block (live or quarantined) with no host memory behind it.
   bool is_unbacked(const void* block_start) const {
-    auto it = blocks_.find(block_start);
-    return it != blocks_.end() && it->second.unbacked;
+    const HostBlock* block = blocks_.find(block_start);
+    return block != nullptr && block->unbacked;
   }
   // True when `ptr` is the start of a freed block still held in the quarantine.
   bool is_quarantined(const void* ptr) const;

@@ -434,11 +434,11 @@ std::string TrackingDeviceAllocator::describe_unbacked_address(const void* ptr) 
     if (shard == nullptr) continue;
     std::unique_lock<std::mutex> lock(shard->mutex(), std::try_to_lock);
     if (!lock.owns_lock()) continue;
-    const AllocationRecord* r = shard->ledger().find_held(ptr);
+    const BlockRegistry::Block* r = shard->ledger().find_held(ptr);
     if (r == nullptr || !shard->host().is_unbacked(r->ptr)) continue;
     const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(r->ptr);
-    return pointer_text(ptr) + ": byte " + std::to_string(offset) + " of " + format_allocation(*r) +
-           (r->live ? "" : " (freed)");
+    return pointer_text(ptr) + ": byte " + std::to_string(offset) + " of " +
+           format_allocation(r->record()) + (r->live ? "" : " (freed)");
   }
   return "";
 }
