@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include <runtime_ext/planning/local_search.h>
 #include <runtime_ext/planning/placement_engine.h>
@@ -69,6 +70,9 @@ uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t ali
 }
 
 namespace {
+
+// Local-search iterations each of the two searches runs before the other's turn.
+constexpr int64_t kSearchTurn = 64;
 
 struct Candidate {
   std::vector<int32_t> order;
@@ -188,15 +192,17 @@ class Problem {
     });
   }
 
-  // Long-lived items (lifetime above four times the mean) first, longest first; then the rest
-  // with `rest` (an order over all items, whose relative order is kept).
-  std::vector<int32_t> long_first(const std::vector<int32_t>& rest) const {
+  // Long-lived items (lifetime above four times the mean) first, longest first (as in
+  // `by_length`, by_length()'s order); then the rest with `rest` (an order over all items,
+  // whose relative order is kept).
+  std::vector<int32_t> long_first(const std::vector<int32_t>& rest,
+                                  const std::vector<int32_t>& by_length) const {
     const PlacementEngine& e = engine_;
     double mean = 0;
     for (size_t i = 0; i < size(); ++i) mean += e.last(i) - e.first(i) + 1;
     mean /= static_cast<double>(std::max<size_t>(size(), 1));
     std::vector<int32_t> order;
-    for (int32_t i : by_length()) {
+    for (int32_t i : by_length) {
       if (e.last(i) - e.first(i) + 1 > 4 * mean) order.push_back(i);
     }
     for (int32_t i : rest) {
@@ -217,13 +223,18 @@ class Problem {
     });
   }
 
-  Candidate evaluate(std::vector<int32_t> order, PlacementEngine::Fit fit) {
+  // Places `order` with `fit`; total kAborted (larger than any) once it exceeds `limit`.
+  Candidate evaluate(std::vector<int32_t> order, PlacementEngine::Fit fit,
+                     uint64_t limit = UINT64_MAX) {
     Candidate c;
     c.fit = fit;
-    c.total = engine_.place(order, fit, UINT64_MAX, &c.offsets);
+    c.total = engine_.place(order, fit, limit, &c.offsets);
     c.order = std::move(order);
     return c;
   }
+
+  // An engine over the same items with nothing placed, for a second search.
+  PlacementEngine empty_engine() const { return engine_.empty_copy(); }
 
  private:
   PlacementEngine engine_;
@@ -323,34 +334,57 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   Candidate seed = better(breadth, greedy) ? breadth : greedy;
   Candidate long_seed;
   if (seed.total > lower_bound) {
-    for (const std::vector<int32_t>* order : {&greedy.order, &breadth.order}) {
-      Candidate c = problem.evaluate(*order, Fit::kBest);
+    // A challenger replaces the seed only when strictly smaller, so its placement stops as
+    // soon as it reaches the seed's total: the same winner at a fraction of the work.
+    auto challenge = [&](const std::vector<int32_t>& order, Fit fit) {
+      Candidate c = problem.evaluate(order, fit, seed.total - 1);
       if (better(c, seed)) seed = std::move(c);
+    };
+    for (const std::vector<int32_t>* order : {&greedy.order, &breadth.order}) {
+      challenge(*order, Fit::kBest);
     }
-    for (Fit fit : {Fit::kLowest, Fit::kBest}) {
-      for (const std::vector<int32_t>& order :
-           {problem.by_conflicts(), problem.by_length(), problem.by_area()}) {
-        Candidate c = problem.evaluate(order, fit);
-        if (better(c, seed)) seed = std::move(c);
+    const std::vector<int32_t> by_length = problem.by_length();
+    {
+      const std::vector<int32_t> by_conflicts = problem.by_conflicts();
+      const std::vector<int32_t> by_area = problem.by_area();
+      for (Fit fit : {Fit::kLowest, Fit::kBest}) {
+        for (const std::vector<int32_t>* order : {&by_conflicts, &by_length, &by_area}) {
+          challenge(*order, fit);
+        }
       }
     }
-    Candidate a = problem.evaluate(problem.long_first(greedy.order), Fit::kLowest);
-    Candidate b = problem.evaluate(problem.long_first(breadth.order), Fit::kLowest);
+    Candidate a = problem.evaluate(problem.long_first(greedy.order, by_length), Fit::kLowest);
+    Candidate b =
+        problem.evaluate(problem.long_first(breadth.order, by_length), Fit::kLowest, a.total - 1);
     long_seed = better(b, a) ? std::move(b) : std::move(a);
     if (better(long_seed, seed)) seed = long_seed;
   }
   const int64_t iterations = options.search_iterations >= 0
                                  ? options.search_iterations
                                  : default_search_iterations(problem.size());
-  LocalSearchResult searched =
-      improve_placement(problem.engine(), std::move(seed.offsets), seed.total, lower_bound,
-                        iterations / 2, options.seed);
-  if (searched.total > lower_bound && !long_seed.offsets.empty()) {
-    LocalSearchResult other =
-        improve_placement(problem.engine(), std::move(long_seed.offsets), long_seed.total,
-                          lower_bound, iterations - iterations / 2, options.seed + 1);
-    if (other.total < searched.total) searched = std::move(other);
+  // The two searches advance in turns of kSearchTurn iterations, each within its half of the
+  // budget, until one reaches the lower bound: whichever order that search started from, the
+  // plan is never larger than running them one after the other, and often found far sooner.
+  LocalSearch first(problem.engine(), std::move(seed.offsets), seed.total, lower_bound,
+                    options.seed);
+  int64_t first_left = iterations / 2;
+  std::optional<PlacementEngine> second_engine;
+  std::optional<LocalSearch> second;
+  int64_t second_left = 0;
+  if (long_seed.total != UINT64_MAX) {
+    second_engine.emplace(problem.empty_engine());
+    second.emplace(*second_engine, std::move(long_seed.offsets), long_seed.total, lower_bound,
+                   options.seed + 1);
+    second_left = iterations - iterations / 2;
   }
+  while (!first.finished() && !(second && second->finished()) &&
+         (first_left > 0 || second_left > 0)) {
+    first_left -= first.run(std::min(first_left, kSearchTurn));
+    if (first.finished()) break;
+    if (second) second_left -= second->run(std::min(second_left, kSearchTurn));
+  }
+  const LocalSearchResult& searched =
+      second && second->best().total < first.best().total ? second->best() : first.best();
   if (algorithm == PlannerAlgorithm::Search) {
     return to_plan(searched.offsets, searched.total, algorithm);
   }
