@@ -1,6 +1,7 @@
 #include <runtime_ext/planning/offset_planner.h>
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <optional>
 
@@ -44,26 +45,66 @@ int64_t default_search_iterations(size_t num_items) {
   return std::clamp<int64_t>(static_cast<int64_t>(num_items) * 20, 5000, 100000);
 }
 
+namespace {
+
+// Whether steps in [lo, hi] are few enough, against `count` items, for arrays indexed by step:
+// then a pass over the items replaces a sort.
+bool dense_steps(int64_t lo, int64_t hi, size_t count) {
+  return hi - lo <= 4 * static_cast<int64_t>(count) + 1024;
+}
+
+}  // namespace
+
 uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t alignment) {
-  // A sweep over lifetime ends (no array indexed by step, so any step values are fine):
-  // +size at first, -size after last; removals before additions at the same position.
-  std::vector<std::pair<std::pair<int64_t, int>, uint64_t>> ev;
-  ev.reserve(items.size() * 2);
+  auto aligned = [alignment](uint64_t size) {
+    uint64_t out = UINT64_MAX;
+    if (!align_up(size, alignment, &out)) out = UINT64_MAX;
+    return out;
+  };
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  size_t count = 0;
   for (const PlanItem& it : items) {
     if (it.first < 0 || it.last < it.first) continue;
-    uint64_t size = UINT64_MAX;
-    if (!align_up(it.size, alignment, &size)) size = UINT64_MAX;
-    ev.push_back({{it.first, 1}, size});
-    ev.push_back({{static_cast<int64_t>(it.last) + 1, 0}, size});
+    lo = std::min<int64_t>(lo, it.first);
+    hi = std::max<int64_t>(hi, it.last);
+    ++count;
   }
-  std::sort(ev.begin(), ev.end());
-  unsigned __int128 live = 0, best = 0;
-  for (const auto& [key, size] : ev) {
-    if (key.second == 1) {
-      live += size;
+  if (count == 0) return 0;
+  unsigned __int128 best = 0;
+  if (dense_steps(lo, hi, count)) {
+    // Live bytes per step from a difference array: +size at first, -size after last.
+    std::vector<unsigned __int128> delta(static_cast<size_t>(hi - lo) + 2, 0);
+    for (const PlanItem& it : items) {
+      if (it.first < 0 || it.last < it.first) continue;
+      const uint64_t size = aligned(it.size);
+      delta[static_cast<size_t>(it.first - lo)] += size;
+      delta[static_cast<size_t>(it.last - lo) + 1] -= size;
+    }
+    unsigned __int128 live = 0;
+    for (size_t s = 0; s + 1 < delta.size(); ++s) {
+      live += delta[s];
       best = std::max(best, live);
-    } else {
-      live -= size;
+    }
+  } else {
+    // A sweep over lifetime ends (any step values): +size at first, -size after last;
+    // removals before additions at the same position.
+    std::vector<std::pair<std::pair<int64_t, int>, uint64_t>> ev;
+    ev.reserve(count * 2);
+    for (const PlanItem& it : items) {
+      if (it.first < 0 || it.last < it.first) continue;
+      const uint64_t size = aligned(it.size);
+      ev.push_back({{it.first, 1}, size});
+      ev.push_back({{static_cast<int64_t>(it.last) + 1, 0}, size});
+    }
+    std::sort(ev.begin(), ev.end());
+    unsigned __int128 live = 0;
+    for (const auto& [key, size] : ev) {
+      if (key.second == 1) {
+        live += size;
+        best = std::max(best, live);
+      } else {
+        live -= size;
+      }
     }
   }
   return best > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(best);
@@ -296,17 +337,29 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   }
   // Steps renumbered densely (order kept, so overlaps are too): the engine's step index stays
   // proportional to the item count whatever step values the caller uses.
-  {
-    std::vector<int32_t> points(firsts);
-    points.insert(points.end(), lasts.begin(), lasts.end());
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end()), points.end());
-    auto rank = [&](int32_t step) {
-      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) -
-                                  points.begin());
-    };
-    for (int32_t& f : firsts) f = rank(f);
-    for (int32_t& l : lasts) l = rank(l);
+  if (!firsts.empty()) {
+    const int32_t lo = *std::min_element(firsts.begin(), firsts.end());
+    const int32_t hi = *std::max_element(lasts.begin(), lasts.end());
+    if (dense_steps(lo, hi, firsts.size())) {
+      // rank[s - lo]: how many used steps lie below s.
+      std::vector<int32_t> rank(static_cast<size_t>(hi - lo) + 2, 0);
+      for (int32_t f : firsts) rank[f - lo + 1] = 1;
+      for (int32_t l : lasts) rank[l - lo + 1] = 1;
+      for (size_t s = 1; s < rank.size(); ++s) rank[s] += rank[s - 1];
+      for (int32_t& f : firsts) f = rank[f - lo];
+      for (int32_t& l : lasts) l = rank[l - lo];
+    } else {
+      std::vector<int32_t> points(firsts);
+      points.insert(points.end(), lasts.begin(), lasts.end());
+      std::sort(points.begin(), points.end());
+      points.erase(std::unique(points.begin(), points.end()), points.end());
+      auto rank = [&](int32_t step) {
+        return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) -
+                                    points.begin());
+      };
+      for (int32_t& f : firsts) f = rank(f);
+      for (int32_t& l : lasts) l = rank(l);
+    }
   }
   Problem problem(std::move(sizes), std::move(firsts), std::move(lasts));
   auto to_plan = [&](const std::vector<uint64_t>& offsets, uint64_t total, PlannerAlgorithm a) {
