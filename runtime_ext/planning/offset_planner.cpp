@@ -7,6 +7,7 @@
 
 #include <runtime_ext/planning/local_search.h>
 #include <runtime_ext/planning/placement_engine.h>
+#include <runtime_ext/planning/range_minimum.h>
 
 namespace devplan {
 
@@ -112,8 +113,10 @@ uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t ali
 
 namespace {
 
-// Local-search iterations each of the two searches runs before the other's turn.
+// Local-search iterations per turn of one of the two searches, and how many iterations a
+// search may go without improving before the other takes over.
 constexpr int64_t kSearchTurn = 64;
+constexpr int64_t kSearchPatience = 512;
 
 struct Candidate {
   std::vector<int32_t> order;
@@ -174,24 +177,10 @@ class Problem {
                      [&](int32_t a, int32_t b) { return live[a] > live[b]; });
     std::vector<int32_t> rank(steps);
     for (int32_t r = 0; r < steps; ++r) rank[steps_by_width[r]] = r;
-    // Range minimum of rank over each lifetime, with a sparse table.
-    std::vector<std::vector<int32_t>> table{rank};
-    for (int32_t w = 1; (1 << w) <= steps; ++w) {
-      const std::vector<int32_t>& prev = table.back();
-      std::vector<int32_t> next(steps - (1 << w) + 1);
-      for (size_t s = 0; s < next.size(); ++s) {
-        next[s] = std::min(prev[s], prev[s + (1 << (w - 1))]);
-      }
-      table.push_back(std::move(next));
-    }
+    // Range minimum of rank over each lifetime.
+    const RangeMinimum widest(std::move(rank));
     std::vector<int32_t> key(size());
-    for (size_t i = 0; i < size(); ++i) {
-      const int32_t a = e.first(i);
-      const int32_t b = e.last(i);
-      int32_t w = 0;
-      while ((2 << w) <= b - a + 1) ++w;
-      key[i] = std::min(table[w][a], table[w][b - (1 << w) + 1]);
-    }
+    for (size_t i = 0; i < size(); ++i) key[i] = widest.min(e.first(i), e.last(i));
     return sorted([&](int32_t a, int32_t b) {
       if (key[a] != key[b]) return key[a] < key[b];
       return e.size(a) > e.size(b);
@@ -382,7 +371,8 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
 
   // search: the best of several greedy orders, then the local search from it and, when that
   // does not reach the lower bound, from the best order that places long-lived items first
-  // (the local search mostly leaves long-lived items where they are). Half the budget each.
+  // (the local search mostly leaves long-lived items where they are). Half the budget each, in
+  // turns.
   const uint64_t lower_bound = live_bytes_lower_bound(compact_items, 1);
   Candidate seed = better(breadth, greedy) ? breadth : greedy;
   Candidate long_seed;
@@ -415,26 +405,43 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   const int64_t iterations = options.search_iterations >= 0
                                  ? options.search_iterations
                                  : default_search_iterations(problem.size());
-  // The two searches advance in turns of kSearchTurn iterations, each within its half of the
-  // budget, until one reaches the lower bound: whichever order that search started from, the
-  // plan is never larger than running them one after the other, and often found far sooner.
+  // The two searches take turns of kSearchTurn iterations, each within its half of the budget,
+  // until one reaches the lower bound. The one running keeps the turn while it improves and
+  // hands it over after kSearchPatience iterations without improving: a stalled search no
+  // longer spends the budget alone, and a progressing one is not slowed down. Whatever the
+  // schedule, each search runs at most its half and both run it out unless one reaches the
+  // bound, so the plan is never larger than running them one after the other; the schedule
+  // depends on iteration counts only, so the plan is the same on every run.
+  struct Turns {
+    LocalSearch* search;
+    int64_t left;
+    int64_t stalled;  // iterations since its best last fell
+  };
   LocalSearch first(problem.engine(), std::move(seed.offsets), seed.total, lower_bound,
                     options.seed);
-  int64_t first_left = iterations / 2;
+  Turns turns[2] = {{&first, iterations / 2, 0}, {nullptr, 0, 0}};
   std::optional<PlacementEngine> second_engine;
   std::optional<LocalSearch> second;
-  int64_t second_left = 0;
   if (long_seed.total != UINT64_MAX) {
     second_engine.emplace(problem.empty_engine());
     second.emplace(*second_engine, std::move(long_seed.offsets), long_seed.total, lower_bound,
                    options.seed + 1);
-    second_left = iterations - iterations / 2;
+    turns[1] = {&*second, iterations - iterations / 2, 0};
   }
-  while (!first.finished() && !(second && second->finished()) &&
-         (first_left > 0 || second_left > 0)) {
-    first_left -= first.run(std::min(first_left, kSearchTurn));
-    if (first.finished()) break;
-    if (second) second_left -= second->run(std::min(second_left, kSearchTurn));
+  for (int active = 0; turns[active].left > 0 || turns[1 - active].left > 0;) {
+    Turns& t = turns[active];
+    Turns& other = turns[1 - active];
+    if (t.left > 0) {
+      const uint64_t before = t.search->best().total;
+      const int64_t ran = t.search->run(std::min(t.left, kSearchTurn));
+      t.left -= ran;
+      if (t.search->finished()) break;
+      t.stalled = t.search->best().total < before ? 0 : t.stalled + ran;
+    }
+    if (other.left > 0 && (t.left == 0 || t.stalled >= kSearchPatience)) {
+      other.stalled = 0;
+      active = 1 - active;
+    }
   }
   const LocalSearchResult& searched =
       second && second->best().total < first.best().total ? second->best() : first.best();
