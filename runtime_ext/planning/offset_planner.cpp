@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <numeric>
 #include <optional>
 
 #include <runtime_ext/planning/local_search.h>
@@ -125,7 +124,8 @@ struct Candidate {
   std::vector<uint64_t> offsets;
 };
 
-// The planned items with room to take, in compact form, plus the engine over them.
+// The planned items with room to take, in compact form, plus the engine over them. Orders
+// sort keys where "larger first" is the bitwise complement (~x) ascending.
 class Problem {
  public:
   Problem(std::vector<uint64_t> sizes, std::vector<int32_t> firsts, std::vector<int32_t> lasts)
@@ -134,23 +134,25 @@ class Problem {
   PlacementEngine& engine() { return engine_; }
   size_t size() const { return engine_.num_items(); }
 
-  std::vector<int32_t> identity() const {
+  // The items by key_of(item) ascending, ties by index: the order a stable sort by the key
+  // gives, from one sort of (key, index) pairs that reads no item's fields while sorting.
+  template <typename KeyOf>
+  std::vector<int32_t> sorted_by(KeyOf key_of) const {
+    using Key = decltype(key_of(0));
+    std::vector<std::pair<Key, int32_t>> keyed(size());
+    for (size_t i = 0; i < size(); ++i) {
+      const int32_t item = static_cast<int32_t>(i);
+      keyed[i] = {key_of(item), item};
+    }
+    std::sort(keyed.begin(), keyed.end());
     std::vector<int32_t> order(size());
-    std::iota(order.begin(), order.end(), 0);
-    return order;
-  }
-
-  // Sorts items by `less`, ties by index: a deterministic order.
-  template <typename Less>
-  std::vector<int32_t> sorted(Less less) const {
-    std::vector<int32_t> order = identity();
-    std::stable_sort(order.begin(), order.end(), less);
+    for (size_t i = 0; i < size(); ++i) order[i] = keyed[i].second;
     return order;
   }
 
   std::vector<int32_t> by_size() const {
     const PlacementEngine& e = engine_;
-    return sorted([&](int32_t a, int32_t b) { return e.size(a) > e.size(b); });
+    return sorted_by([&](int32_t i) { return ~e.size(i); });  // ~: larger first
   }
 
   // Greedy by breadth: items keyed by the widest step of their lifetime (steps ordered by live
@@ -170,21 +172,17 @@ class Problem {
       running -= delta_minus[s];
       live[s] = running;
     }
-    // Rank of each step: 0 for the widest.
-    std::vector<int32_t> steps_by_width(steps);
-    std::iota(steps_by_width.begin(), steps_by_width.end(), 0);
-    std::stable_sort(steps_by_width.begin(), steps_by_width.end(),
-                     [&](int32_t a, int32_t b) { return live[a] > live[b]; });
+    // Rank of each step: 0 for the widest, ties by step.
+    std::vector<std::pair<unsigned __int128, int32_t>> steps_by_width(steps);
+    for (int32_t s = 0; s < steps; ++s) steps_by_width[s] = {~live[s], s};
+    std::sort(steps_by_width.begin(), steps_by_width.end());
     std::vector<int32_t> rank(steps);
-    for (int32_t r = 0; r < steps; ++r) rank[steps_by_width[r]] = r;
+    for (int32_t r = 0; r < steps; ++r) rank[steps_by_width[r].second] = r;
     // Range minimum of rank over each lifetime.
     const RangeMinimum widest(std::move(rank));
     std::vector<int32_t> key(size());
     for (size_t i = 0; i < size(); ++i) key[i] = widest.min(e.first(i), e.last(i));
-    return sorted([&](int32_t a, int32_t b) {
-      if (key[a] != key[b]) return key[a] < key[b];
-      return e.size(a) > e.size(b);
-    });
+    return sorted_by([&](int32_t i) { return std::make_pair(key[i], ~e.size(i)); });
   }
 
   // Items with the most overlapping bytes first (conflict weight), then by size.
@@ -207,19 +205,12 @@ class Problem {
     for (size_t i = 0; i < size(); ++i) {
       weight[i] = total - ends_before[e.first(i)] - starts_after[e.last(i) + 1];
     }
-    return sorted([&](int32_t a, int32_t b) {
-      if (weight[a] != weight[b]) return weight[a] > weight[b];
-      return e.size(a) > e.size(b);
-    });
+    return sorted_by([&](int32_t i) { return std::make_pair(~weight[i], ~e.size(i)); });
   }
 
   std::vector<int32_t> by_length() const {
     const PlacementEngine& e = engine_;
-    return sorted([&](int32_t a, int32_t b) {
-      const int32_t la = e.last(a) - e.first(a), lb = e.last(b) - e.first(b);
-      if (la != lb) return la > lb;
-      return e.size(a) > e.size(b);
-    });
+    return sorted_by([&](int32_t i) { return std::make_pair(e.first(i) - e.last(i), ~e.size(i)); });
   }
 
   // Long-lived items (lifetime above four times the mean) first, longest first (as in
@@ -243,13 +234,10 @@ class Problem {
 
   std::vector<int32_t> by_area() const {
     const PlacementEngine& e = engine_;
-    return sorted([&](int32_t a, int32_t b) {
-      const unsigned __int128 xa =
-          static_cast<unsigned __int128>(e.size(a)) * (e.last(a) - e.first(a) + 1);
-      const unsigned __int128 xb =
-          static_cast<unsigned __int128>(e.size(b)) * (e.last(b) - e.first(b) + 1);
-      if (xa != xb) return xa > xb;
-      return e.size(a) > e.size(b);
+    return sorted_by([&](int32_t i) {
+      const unsigned __int128 area =
+          static_cast<unsigned __int128>(e.size(i)) * (e.last(i) - e.first(i) + 1);
+      return std::make_pair(~area, ~e.size(i));
     });
   }
 
