@@ -173,8 +173,10 @@ class Problem {
       live[s] = running;
     }
     // Rank of each step: 0 for the widest, ties by step.
-    std::vector<std::pair<unsigned __int128, int32_t>> steps_by_width(steps);
-    for (int32_t s = 0; s < steps; ++s) steps_by_width[s] = {~live[s], s};
+    // Live bytes never exceed the sum of sizes, which plan_offsets checked fits in 64 bits: the
+    // keys are 64-bit, half the bytes to sort.
+    std::vector<std::pair<uint64_t, int32_t>> steps_by_width(steps);
+    for (int32_t s = 0; s < steps; ++s) steps_by_width[s] = {~static_cast<uint64_t>(live[s]), s};
     std::sort(steps_by_width.begin(), steps_by_width.end());
     std::vector<int32_t> rank(steps);
     for (int32_t r = 0; r < steps; ++r) rank[steps_by_width[r].second] = r;
@@ -205,7 +207,9 @@ class Problem {
     for (size_t i = 0; i < size(); ++i) {
       weight[i] = total - ends_before[e.first(i)] - starts_after[e.last(i) + 1];
     }
-    return sorted_by([&](int32_t i) { return std::make_pair(~weight[i], ~e.size(i)); });
+    // A weight is at most the sum of sizes: 64 bits (as for breadth).
+    return sorted_by(
+        [&](int32_t i) { return std::make_pair(~static_cast<uint64_t>(weight[i]), ~e.size(i)); });
   }
 
   std::vector<int32_t> by_length() const {
