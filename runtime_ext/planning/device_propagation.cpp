@@ -35,7 +35,10 @@ class Propagator {
 
   DeviceGraph run() {
     out_.graph = in_;
+    // The nodes are rebuilt from this copy (moved, not copied again), with copies inserted.
+    std::vector<Node> nodes = std::move(out_.graph.nodes);
     out_.graph.nodes.clear();
+    out_.graph.nodes.reserve(nodes.size());
     const size_t n = in_.tensors.size();
     out_.tensor_devices.assign(n, Device::cpu());
     out_.copy_of.assign(n, -1);
@@ -60,11 +63,10 @@ class Propagator {
       }
     }
 
-    for (const Node& node : in_.nodes) {
-      Node copy = node;
+    for (Node& node : nodes) {
       const Device need = node.execution_device();
-      for (int32_t& t : copy.inputs) t = on_device(t, need);
-      out_.graph.nodes.push_back(std::move(copy));
+      for (int32_t& t : node.inputs) t = on_device(t, need);
+      out_.graph.nodes.push_back(std::move(node));
     }
     if (!options_.skip_d2h_for(in_)) {
       for (int32_t& t : out_.graph.outputs) {

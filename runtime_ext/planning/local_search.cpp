@@ -28,7 +28,15 @@ class Search {
     const int32_t n = static_cast<int32_t>(engine_.num_items());
     over_at_.assign(n, -1);
     engine_.clear();
-    for (int32_t i = 0; i < n; ++i) put(i, offsets_[i]);
+    std::vector<std::pair<uint64_t, int32_t>> ends(n);
+    for (int32_t i = 0; i < n; ++i) {
+      engine_.add(i, offsets_[i]);
+      ends[i] = {end_of(i), i};
+      set_over(i, end_of(i) > lower_bound_);
+    }
+    // Sorted first: a set built from a sorted range takes linear time.
+    std::sort(ends.begin(), ends.end());
+    ends_ = std::set<std::pair<uint64_t, int32_t>>(ends.begin(), ends.end());
   }
 
   uint64_t total() const { return ends_.empty() ? 0 : ends_.rbegin()->first; }
@@ -50,16 +58,16 @@ class Search {
     return it->second;
   }
 
-  // Takes item i out of the placement.
-  void take(int32_t i) {
-    engine_.remove(i);
-    ends_.erase({end_of(i), i});
-  }
+  // Takes item i out of the engine. Its offset stays recorded until put(): most items are put
+  // back where they were, and those cost no update of the ends.
+  void take(int32_t i) { engine_.remove(i); }
 
   // Puts item i (taken out) at `offset`.
   void put(int32_t i, uint64_t offset) {
-    offsets_[i] = offset;
     engine_.add(i, offset);
+    if (offset == offsets_[i]) return;
+    ends_.erase({end_of(i), i});
+    offsets_[i] = offset;
     ends_.emplace(end_of(i), i);
     set_over(i, end_of(i) > lower_bound_);
   }
@@ -130,94 +138,129 @@ void pick_neighbourhood(PlacementEngine& engine, const Search& search, SplitMix6
 
 }  // namespace
 
-LocalSearchResult improve_placement(PlacementEngine& engine, std::vector<uint64_t> offsets,
-                                    uint64_t total, uint64_t lower_bound, int64_t iterations,
-                                    uint64_t seed) {
-  LocalSearchResult best{std::move(offsets), total};
-  if (engine.num_items() < 2 || iterations <= 0 || total <= lower_bound) return best;
-  Search search(engine, best.offsets, lower_bound);
-  SplitMix64 rng(seed);
+class LocalSearch::State {
+ public:
+  State(PlacementEngine& engine, const std::vector<uint64_t>& offsets, uint64_t lower_bound,
+        uint64_t seed)
+      : engine(engine), search(engine, offsets, lower_bound), rng(seed) {}
+
+  // Re-places a neighbourhood of `target`; false when the iteration was skipped (a
+  // neighbourhood too small or a perturbation that changes nothing).
+  bool step(int32_t target);
+
+  PlacementEngine& engine;
+  Search search;
+  SplitMix64 rng;
   HoodSolver solver;
   std::vector<int32_t> hood, sub;
   std::vector<uint64_t> old_offsets, new_offsets;
+};
 
-  for (int64_t it = 0; it < iterations && best.total > lower_bound && search.has_over(); ++it) {
-    const int32_t target = static_cast<int>(rng.below(100)) < kTopPercent ? search.random_top(rng)
-                                                                          : search.random_over(rng);
-    pick_neighbourhood(engine, search, rng, target, &hood);
-    if (hood.size() < 2) continue;
+bool LocalSearch::State::step(int32_t target) {
+  pick_neighbourhood(engine, search, rng, target, &hood);
+  if (hood.size() < 2) return false;
 
-    if (static_cast<int>(rng.below(100)) < kExactPercent) {
-      // Exact re-placement of the highest items, kept only when their top falls.
-      sub = hood;
-      std::stable_sort(sub.begin(), sub.end(),
-                       [&](int32_t a, int32_t b) { return search.end_of(a) > search.end_of(b); });
-      if (sub.size() > HoodSolver::kMaxItems) sub.resize(HoodSolver::kMaxItems);
-      uint64_t old_top = 0;
-      for (int32_t i : sub) old_top = std::max(old_top, search.end_of(i));
-      for (int32_t i : sub) search.take(i);
-      solver.reset(engine, sub);
-      const bool found = solver.solve(old_top, kExactBudget, &new_offsets);
-      for (size_t k = 0; k < sub.size(); ++k) {
-        search.put(sub[k], found ? new_offsets[k] : search.offsets()[sub[k]]);
-      }
-    } else {
-      // Current-offset order plus one perturbation; hood[0..keep) keeps its offsets.
-      std::stable_sort(hood.begin(), hood.end(), [&](int32_t a, int32_t b) {
-        return search.offsets()[a] < search.offsets()[b];
-      });
-      const size_t m = hood.size();
-      size_t keep = 0;
-      const uint64_t r = rng.below(100);
-      if (r < 75) {
-        // Move an item earlier: the target (when in the neighbourhood) or a random one.
-        size_t from =
-            static_cast<size_t>(std::find(hood.begin(), hood.end(), target) - hood.begin());
-        if (r >= 45 || from == m) from = 1 + rng.below(m - 1);
-        if (from == 0) continue;
-        keep = rng.below(from);
-        std::rotate(hood.begin() + keep, hood.begin() + from, hood.begin() + from + 1);
-      } else if (r < 92) {
-        size_t x = rng.below(m), y = rng.below(m);
-        if (x == y) continue;
-        if (x > y) std::swap(x, y);
-        std::swap(hood[x], hood[y]);
-        keep = x;
-      } else {
-        for (size_t i = m - 1; i > 0; --i) std::swap(hood[i], hood[rng.below(i + 1)]);
-      }
-      uint64_t old_top = 0, new_top = 0;
-      for (size_t k = 0; k < m; ++k) old_top = std::max(old_top, search.end_of(hood[k]));
-      for (size_t k = 0; k < keep; ++k) new_top = std::max(new_top, search.end_of(hood[k]));
-      old_offsets.resize(m);
-      new_offsets.resize(m);
-      for (size_t k = keep; k < m; ++k) {
-        old_offsets[k] = search.offsets()[hood[k]];
-        search.take(hood[k]);
-      }
-      size_t placed = keep;
-      bool kept = true;
-      for (; placed < m; ++placed) {
-        const int32_t i = hood[placed];
-        const uint64_t off = engine.fit_offset(i, PlacementEngine::Fit::kLowest);
-        new_offsets[placed] = off;
-        engine.add(i, off);
-        new_top = std::max(new_top, off + engine.size(i));
-        if (new_top > old_top) {
-          kept = false;
-          ++placed;
-          break;
-        }
-      }
-      for (size_t k = keep; k < placed; ++k) engine.remove(hood[k]);
-      for (size_t k = keep; k < m; ++k) search.put(hood[k], kept ? new_offsets[k] : old_offsets[k]);
+  if (static_cast<int>(rng.below(100)) < kExactPercent) {
+    // Exact re-placement of the highest items, kept only when their top falls.
+    sub = hood;
+    std::stable_sort(sub.begin(), sub.end(),
+                     [&](int32_t a, int32_t b) { return search.end_of(a) > search.end_of(b); });
+    if (sub.size() > HoodSolver::kMaxItems) sub.resize(HoodSolver::kMaxItems);
+    uint64_t old_top = 0;
+    for (int32_t i : sub) old_top = std::max(old_top, search.end_of(i));
+    for (int32_t i : sub) search.take(i);
+    solver.reset(engine, sub);
+    const bool found = solver.solve(old_top, kExactBudget, &new_offsets);
+    for (size_t k = 0; k < sub.size(); ++k) {
+      search.put(sub[k], found ? new_offsets[k] : search.offsets()[sub[k]]);
     }
-    if (search.total() < best.total) {
-      best.total = search.total();
-      best.offsets = search.offsets();
+  } else {
+    // Current-offset order plus one perturbation; hood[0..keep) keeps its offsets.
+    std::stable_sort(hood.begin(), hood.end(), [&](int32_t a, int32_t b) {
+      return search.offsets()[a] < search.offsets()[b];
+    });
+    const size_t m = hood.size();
+    size_t keep = 0;
+    const uint64_t r = rng.below(100);
+    if (r < 75) {
+      // Move an item earlier: the target (when in the neighbourhood) or a random one.
+      size_t from = static_cast<size_t>(std::find(hood.begin(), hood.end(), target) - hood.begin());
+      if (r >= 45 || from == m) from = 1 + rng.below(m - 1);
+      if (from == 0) return false;
+      keep = rng.below(from);
+      std::rotate(hood.begin() + keep, hood.begin() + from, hood.begin() + from + 1);
+    } else if (r < 92) {
+      size_t x = rng.below(m), y = rng.below(m);
+      if (x == y) return false;
+      if (x > y) std::swap(x, y);
+      std::swap(hood[x], hood[y]);
+      keep = x;
+    } else {
+      for (size_t i = m - 1; i > 0; --i) std::swap(hood[i], hood[rng.below(i + 1)]);
+    }
+    uint64_t old_top = 0, new_top = 0;
+    for (size_t k = 0; k < m; ++k) old_top = std::max(old_top, search.end_of(hood[k]));
+    for (size_t k = 0; k < keep; ++k) new_top = std::max(new_top, search.end_of(hood[k]));
+    old_offsets.resize(m);
+    new_offsets.resize(m);
+    for (size_t k = keep; k < m; ++k) {
+      old_offsets[k] = search.offsets()[hood[k]];
+      search.take(hood[k]);
+    }
+    size_t placed = keep;
+    bool kept = true;
+    for (; placed < m; ++placed) {
+      const int32_t i = hood[placed];
+      const uint64_t off = engine.fit_offset(i, PlacementEngine::Fit::kLowest);
+      new_offsets[placed] = off;
+      engine.add(i, off);
+      new_top = std::max(new_top, off + engine.size(i));
+      if (new_top > old_top) {
+        kept = false;
+        ++placed;
+        break;
+      }
+    }
+    for (size_t k = keep; k < placed; ++k) engine.remove(hood[k]);
+    for (size_t k = keep; k < m; ++k) search.put(hood[k], kept ? new_offsets[k] : old_offsets[k]);
+  }
+  return true;
+}
+
+LocalSearch::LocalSearch(PlacementEngine& engine, std::vector<uint64_t> offsets, uint64_t total,
+                         uint64_t lower_bound, uint64_t seed)
+    : engine_(engine), lower_bound_(lower_bound), seed_(seed), best_{std::move(offsets), total} {}
+
+LocalSearch::~LocalSearch() = default;
+
+bool LocalSearch::finished() const {
+  return engine_.num_items() < 2 || best_.total <= lower_bound_ ||
+         (state_ && !state_->search.has_over());
+}
+
+int64_t LocalSearch::run(int64_t iterations) {
+  int64_t ran = 0;
+  for (; ran < iterations && !finished(); ++ran) {
+    if (!state_) state_ = std::make_unique<State>(engine_, best_.offsets, lower_bound_, seed_);
+    State& s = *state_;
+    if (!s.search.has_over()) break;
+    const int32_t target = static_cast<int>(s.rng.below(100)) < kTopPercent
+                               ? s.search.random_top(s.rng)
+                               : s.search.random_over(s.rng);
+    if (s.step(target) && s.search.total() < best_.total) {
+      best_.total = s.search.total();
+      best_.offsets = s.search.offsets();
     }
   }
-  return best;
+  return ran;
+}
+
+LocalSearchResult improve_placement(PlacementEngine& engine, std::vector<uint64_t> offsets,
+                                    uint64_t total, uint64_t lower_bound, int64_t iterations,
+                                    uint64_t seed) {
+  LocalSearch search(engine, std::move(offsets), total, lower_bound, seed);
+  search.run(iterations);
+  return search.best();
 }
 
 }  // namespace devplan

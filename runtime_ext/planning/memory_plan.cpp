@@ -34,7 +34,10 @@ uint64_t MethodMemoryPlan::total_bytes() const {
   return total;
 }
 
-Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& dg, const PlanOptions& options) {
+namespace {
+
+// Checks a device graph from the caller: a valid graph and one device per tensor.
+Error check_device_graph(const DeviceGraph& dg) {
   const Graph& g = dg.graph;
   DEVPLAN_RETURN_IF_ERROR(validate_graph(g));
   if (dg.tensor_devices.size() != g.tensors.size()) {
@@ -42,8 +45,13 @@ Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& dg, const PlanOpti
                  "method '" + g.name + "': " + std::to_string(dg.tensor_devices.size()) +
                      " tensor devices for " + std::to_string(g.tensors.size()) + " tensors");
   }
+  return Error::success();
+}
+
+// The plan of `dg` (checked) without its graph, which the caller copies or moves in.
+Result<MethodMemoryPlan> plan_all_but_graph(const DeviceGraph& dg, const PlanOptions& options) {
+  const Graph& g = dg.graph;
   MethodMemoryPlan plan;
-  plan.graph = g;
   plan.copy_of = dg.copy_of;
   plan.copy_of.resize(g.tensors.size(), -1);
   plan.num_h2d_copies = dg.num_h2d_copies;
@@ -100,9 +108,22 @@ Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& dg, const PlanOpti
   return plan;
 }
 
+}  // namespace
+
+Result<MethodMemoryPlan> plan_device_graph(const DeviceGraph& dg, const PlanOptions& options) {
+  DEVPLAN_RETURN_IF_ERROR(check_device_graph(dg));
+  DEVPLAN_ASSIGN_OR_RETURN(MethodMemoryPlan plan, plan_all_but_graph(dg, options));
+  plan.graph = dg.graph;
+  return plan;
+}
+
 Result<MethodMemoryPlan> plan_method(const Graph& graph, const PlanOptions& options) {
+  // propagate_devices validated `graph` and gives one device per tensor; the copies it inserts
+  // keep the graph valid (its tests check that), so its result is not validated a second time.
   DEVPLAN_ASSIGN_OR_RETURN(DeviceGraph dg, propagate_devices(graph, options.propagation));
-  return plan_device_graph(dg, options);
+  DEVPLAN_ASSIGN_OR_RETURN(MethodMemoryPlan plan, plan_all_but_graph(dg, options));
+  plan.graph = std::move(dg.graph);  // not copied: a million-tensor graph is costly to copy
+  return plan;
 }
 
 Result<std::vector<MethodMemoryPlan>> plan_methods(const std::vector<Graph>& graphs,

@@ -1,10 +1,12 @@
 #include <runtime_ext/planning/offset_planner.h>
 
 #include <algorithm>
-#include <numeric>
+#include <climits>
+#include <optional>
 
 #include <runtime_ext/planning/local_search.h>
 #include <runtime_ext/planning/placement_engine.h>
+#include <runtime_ext/planning/range_minimum.h>
 
 namespace devplan {
 
@@ -43,32 +45,77 @@ int64_t default_search_iterations(size_t num_items) {
   return std::clamp<int64_t>(static_cast<int64_t>(num_items) * 20, 5000, 100000);
 }
 
+namespace {
+
+// Whether steps in [lo, hi] are few enough, against `count` items, for arrays indexed by step:
+// then a pass over the items replaces a sort.
+bool dense_steps(int64_t lo, int64_t hi, size_t count) {
+  return hi - lo <= 4 * static_cast<int64_t>(count) + 1024;
+}
+
+}  // namespace
+
 uint64_t live_bytes_lower_bound(const std::vector<PlanItem>& items, uint64_t alignment) {
-  // A sweep over lifetime ends (no array indexed by step, so any step values are fine):
-  // +size at first, -size after last; removals before additions at the same position.
-  std::vector<std::pair<std::pair<int64_t, int>, uint64_t>> ev;
-  ev.reserve(items.size() * 2);
+  auto aligned = [alignment](uint64_t size) {
+    uint64_t out = UINT64_MAX;
+    if (!align_up(size, alignment, &out)) out = UINT64_MAX;
+    return out;
+  };
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  size_t count = 0;
   for (const PlanItem& it : items) {
     if (it.first < 0 || it.last < it.first) continue;
-    uint64_t size = UINT64_MAX;
-    if (!align_up(it.size, alignment, &size)) size = UINT64_MAX;
-    ev.push_back({{it.first, 1}, size});
-    ev.push_back({{static_cast<int64_t>(it.last) + 1, 0}, size});
+    lo = std::min<int64_t>(lo, it.first);
+    hi = std::max<int64_t>(hi, it.last);
+    ++count;
   }
-  std::sort(ev.begin(), ev.end());
-  unsigned __int128 live = 0, best = 0;
-  for (const auto& [key, size] : ev) {
-    if (key.second == 1) {
-      live += size;
+  if (count == 0) return 0;
+  unsigned __int128 best = 0;
+  if (dense_steps(lo, hi, count)) {
+    // Live bytes per step from a difference array: +size at first, -size after last.
+    std::vector<unsigned __int128> delta(static_cast<size_t>(hi - lo) + 2, 0);
+    for (const PlanItem& it : items) {
+      if (it.first < 0 || it.last < it.first) continue;
+      const uint64_t size = aligned(it.size);
+      delta[static_cast<size_t>(it.first - lo)] += size;
+      delta[static_cast<size_t>(it.last - lo) + 1] -= size;
+    }
+    unsigned __int128 live = 0;
+    for (size_t s = 0; s + 1 < delta.size(); ++s) {
+      live += delta[s];
       best = std::max(best, live);
-    } else {
-      live -= size;
+    }
+  } else {
+    // A sweep over lifetime ends (any step values): +size at first, -size after last;
+    // removals before additions at the same position.
+    std::vector<std::pair<std::pair<int64_t, int>, uint64_t>> ev;
+    ev.reserve(count * 2);
+    for (const PlanItem& it : items) {
+      if (it.first < 0 || it.last < it.first) continue;
+      const uint64_t size = aligned(it.size);
+      ev.push_back({{it.first, 1}, size});
+      ev.push_back({{static_cast<int64_t>(it.last) + 1, 0}, size});
+    }
+    std::sort(ev.begin(), ev.end());
+    unsigned __int128 live = 0;
+    for (const auto& [key, size] : ev) {
+      if (key.second == 1) {
+        live += size;
+        best = std::max(best, live);
+      } else {
+        live -= size;
+      }
     }
   }
   return best > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(best);
 }
 
 namespace {
+
+// Local-search iterations per turn of one of the two searches, and how many iterations a
+// search may go without improving before the other takes over.
+constexpr int64_t kSearchTurn = 64;
+constexpr int64_t kSearchPatience = 512;
 
 struct Candidate {
   std::vector<int32_t> order;
@@ -77,7 +124,8 @@ struct Candidate {
   std::vector<uint64_t> offsets;
 };
 
-// The planned items with room to take, in compact form, plus the engine over them.
+// The planned items with room to take, in compact form, plus the engine over them. Orders
+// sort keys where "larger first" is the bitwise complement (~x) ascending.
 class Problem {
  public:
   Problem(std::vector<uint64_t> sizes, std::vector<int32_t> firsts, std::vector<int32_t> lasts)
@@ -86,23 +134,25 @@ class Problem {
   PlacementEngine& engine() { return engine_; }
   size_t size() const { return engine_.num_items(); }
 
-  std::vector<int32_t> identity() const {
+  // The items by key_of(item) ascending, ties by index: the order a stable sort by the key
+  // gives, from one sort of (key, index) pairs that reads no item's fields while sorting.
+  template <typename KeyOf>
+  std::vector<int32_t> sorted_by(KeyOf key_of) const {
+    using Key = decltype(key_of(0));
+    std::vector<std::pair<Key, int32_t>> keyed(size());
+    for (size_t i = 0; i < size(); ++i) {
+      const int32_t item = static_cast<int32_t>(i);
+      keyed[i] = {key_of(item), item};
+    }
+    std::sort(keyed.begin(), keyed.end());
     std::vector<int32_t> order(size());
-    std::iota(order.begin(), order.end(), 0);
-    return order;
-  }
-
-  // Sorts items by `less`, ties by index: a deterministic order.
-  template <typename Less>
-  std::vector<int32_t> sorted(Less less) const {
-    std::vector<int32_t> order = identity();
-    std::stable_sort(order.begin(), order.end(), less);
+    for (size_t i = 0; i < size(); ++i) order[i] = keyed[i].second;
     return order;
   }
 
   std::vector<int32_t> by_size() const {
     const PlacementEngine& e = engine_;
-    return sorted([&](int32_t a, int32_t b) { return e.size(a) > e.size(b); });
+    return sorted_by([&](int32_t i) { return ~e.size(i); });  // ~: larger first
   }
 
   // Greedy by breadth: items keyed by the widest step of their lifetime (steps ordered by live
@@ -122,35 +172,19 @@ class Problem {
       running -= delta_minus[s];
       live[s] = running;
     }
-    // Rank of each step: 0 for the widest.
-    std::vector<int32_t> steps_by_width(steps);
-    std::iota(steps_by_width.begin(), steps_by_width.end(), 0);
-    std::stable_sort(steps_by_width.begin(), steps_by_width.end(),
-                     [&](int32_t a, int32_t b) { return live[a] > live[b]; });
+    // Rank of each step: 0 for the widest, ties by step.
+    // Live bytes never exceed the sum of sizes, which plan_offsets checked fits in 64 bits: the
+    // keys are 64-bit, half the bytes to sort.
+    std::vector<std::pair<uint64_t, int32_t>> steps_by_width(steps);
+    for (int32_t s = 0; s < steps; ++s) steps_by_width[s] = {~static_cast<uint64_t>(live[s]), s};
+    std::sort(steps_by_width.begin(), steps_by_width.end());
     std::vector<int32_t> rank(steps);
-    for (int32_t r = 0; r < steps; ++r) rank[steps_by_width[r]] = r;
-    // Range minimum of rank over each lifetime, with a sparse table.
-    std::vector<std::vector<int32_t>> table{rank};
-    for (int32_t w = 1; (1 << w) <= steps; ++w) {
-      const std::vector<int32_t>& prev = table.back();
-      std::vector<int32_t> next(steps - (1 << w) + 1);
-      for (size_t s = 0; s < next.size(); ++s) {
-        next[s] = std::min(prev[s], prev[s + (1 << (w - 1))]);
-      }
-      table.push_back(std::move(next));
-    }
+    for (int32_t r = 0; r < steps; ++r) rank[steps_by_width[r].second] = r;
+    // Range minimum of rank over each lifetime.
+    const RangeMinimum widest(std::move(rank));
     std::vector<int32_t> key(size());
-    for (size_t i = 0; i < size(); ++i) {
-      const int32_t a = e.first(i);
-      const int32_t b = e.last(i);
-      int32_t w = 0;
-      while ((2 << w) <= b - a + 1) ++w;
-      key[i] = std::min(table[w][a], table[w][b - (1 << w) + 1]);
-    }
-    return sorted([&](int32_t a, int32_t b) {
-      if (key[a] != key[b]) return key[a] < key[b];
-      return e.size(a) > e.size(b);
-    });
+    for (size_t i = 0; i < size(); ++i) key[i] = widest.min(e.first(i), e.last(i));
+    return sorted_by([&](int32_t i) { return std::make_pair(key[i], ~e.size(i)); });
   }
 
   // Items with the most overlapping bytes first (conflict weight), then by size.
@@ -173,30 +207,27 @@ class Problem {
     for (size_t i = 0; i < size(); ++i) {
       weight[i] = total - ends_before[e.first(i)] - starts_after[e.last(i) + 1];
     }
-    return sorted([&](int32_t a, int32_t b) {
-      if (weight[a] != weight[b]) return weight[a] > weight[b];
-      return e.size(a) > e.size(b);
-    });
+    // A weight is at most the sum of sizes: 64 bits (as for breadth).
+    return sorted_by(
+        [&](int32_t i) { return std::make_pair(~static_cast<uint64_t>(weight[i]), ~e.size(i)); });
   }
 
   std::vector<int32_t> by_length() const {
     const PlacementEngine& e = engine_;
-    return sorted([&](int32_t a, int32_t b) {
-      const int32_t la = e.last(a) - e.first(a), lb = e.last(b) - e.first(b);
-      if (la != lb) return la > lb;
-      return e.size(a) > e.size(b);
-    });
+    return sorted_by([&](int32_t i) { return std::make_pair(e.first(i) - e.last(i), ~e.size(i)); });
   }
 
-  // Long-lived items (lifetime above four times the mean) first, longest first; then the rest
-  // with `rest` (an order over all items, whose relative order is kept).
-  std::vector<int32_t> long_first(const std::vector<int32_t>& rest) const {
+  // Long-lived items (lifetime above four times the mean) first, longest first (as in
+  // `by_length`, by_length()'s order); then the rest with `rest` (an order over all items,
+  // whose relative order is kept).
+  std::vector<int32_t> long_first(const std::vector<int32_t>& rest,
+                                  const std::vector<int32_t>& by_length) const {
     const PlacementEngine& e = engine_;
     double mean = 0;
     for (size_t i = 0; i < size(); ++i) mean += e.last(i) - e.first(i) + 1;
     mean /= static_cast<double>(std::max<size_t>(size(), 1));
     std::vector<int32_t> order;
-    for (int32_t i : by_length()) {
+    for (int32_t i : by_length) {
       if (e.last(i) - e.first(i) + 1 > 4 * mean) order.push_back(i);
     }
     for (int32_t i : rest) {
@@ -207,23 +238,25 @@ class Problem {
 
   std::vector<int32_t> by_area() const {
     const PlacementEngine& e = engine_;
-    return sorted([&](int32_t a, int32_t b) {
-      const unsigned __int128 xa =
-          static_cast<unsigned __int128>(e.size(a)) * (e.last(a) - e.first(a) + 1);
-      const unsigned __int128 xb =
-          static_cast<unsigned __int128>(e.size(b)) * (e.last(b) - e.first(b) + 1);
-      if (xa != xb) return xa > xb;
-      return e.size(a) > e.size(b);
+    return sorted_by([&](int32_t i) {
+      const unsigned __int128 area =
+          static_cast<unsigned __int128>(e.size(i)) * (e.last(i) - e.first(i) + 1);
+      return std::make_pair(~area, ~e.size(i));
     });
   }
 
-  Candidate evaluate(std::vector<int32_t> order, PlacementEngine::Fit fit) {
+  // Places `order` with `fit`; total kAborted (larger than any) once it exceeds `limit`.
+  Candidate evaluate(std::vector<int32_t> order, PlacementEngine::Fit fit,
+                     uint64_t limit = UINT64_MAX) {
     Candidate c;
     c.fit = fit;
-    c.total = engine_.place(order, fit, UINT64_MAX, &c.offsets);
+    c.total = engine_.place(order, fit, limit, &c.offsets);
     c.order = std::move(order);
     return c;
   }
+
+  // An engine over the same items with nothing placed, for a second search.
+  PlacementEngine empty_engine() const { return engine_.empty_copy(); }
 
  private:
   PlacementEngine engine_;
@@ -285,17 +318,29 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
   }
   // Steps renumbered densely (order kept, so overlaps are too): the engine's step index stays
   // proportional to the item count whatever step values the caller uses.
-  {
-    std::vector<int32_t> points(firsts);
-    points.insert(points.end(), lasts.begin(), lasts.end());
-    std::sort(points.begin(), points.end());
-    points.erase(std::unique(points.begin(), points.end()), points.end());
-    auto rank = [&](int32_t step) {
-      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) -
-                                  points.begin());
-    };
-    for (int32_t& f : firsts) f = rank(f);
-    for (int32_t& l : lasts) l = rank(l);
+  if (!firsts.empty()) {
+    const int32_t lo = *std::min_element(firsts.begin(), firsts.end());
+    const int32_t hi = *std::max_element(lasts.begin(), lasts.end());
+    if (dense_steps(lo, hi, firsts.size())) {
+      // rank[s - lo]: how many used steps lie below s.
+      std::vector<int32_t> rank(static_cast<size_t>(hi - lo) + 2, 0);
+      for (int32_t f : firsts) rank[f - lo + 1] = 1;
+      for (int32_t l : lasts) rank[l - lo + 1] = 1;
+      for (size_t s = 1; s < rank.size(); ++s) rank[s] += rank[s - 1];
+      for (int32_t& f : firsts) f = rank[f - lo];
+      for (int32_t& l : lasts) l = rank[l - lo];
+    } else {
+      std::vector<int32_t> points(firsts);
+      points.insert(points.end(), lasts.begin(), lasts.end());
+      std::sort(points.begin(), points.end());
+      points.erase(std::unique(points.begin(), points.end()), points.end());
+      auto rank = [&](int32_t step) {
+        return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), step) -
+                                    points.begin());
+      };
+      for (int32_t& f : firsts) f = rank(f);
+      for (int32_t& l : lasts) l = rank(l);
+    }
   }
   Problem problem(std::move(sizes), std::move(firsts), std::move(lasts));
   auto to_plan = [&](const std::vector<uint64_t>& offsets, uint64_t total, PlannerAlgorithm a) {
@@ -318,39 +363,80 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
 
   // search: the best of several greedy orders, then the local search from it and, when that
   // does not reach the lower bound, from the best order that places long-lived items first
-  // (the local search mostly leaves long-lived items where they are). Half the budget each.
+  // (the local search mostly leaves long-lived items where they are). Half the budget each, in
+  // turns.
   const uint64_t lower_bound = live_bytes_lower_bound(compact_items, 1);
   Candidate seed = better(breadth, greedy) ? breadth : greedy;
   Candidate long_seed;
   if (seed.total > lower_bound) {
-    for (const std::vector<int32_t>* order : {&greedy.order, &breadth.order}) {
-      Candidate c = problem.evaluate(*order, Fit::kBest);
+    // A challenger replaces the seed only when strictly smaller, so its placement stops as
+    // soon as it reaches the seed's total: the same winner at a fraction of the work.
+    auto challenge = [&](const std::vector<int32_t>& order, Fit fit) {
+      Candidate c = problem.evaluate(order, fit, seed.total - 1);
       if (better(c, seed)) seed = std::move(c);
+    };
+    for (const std::vector<int32_t>* order : {&greedy.order, &breadth.order}) {
+      challenge(*order, Fit::kBest);
     }
-    for (Fit fit : {Fit::kLowest, Fit::kBest}) {
-      for (const std::vector<int32_t>& order :
-           {problem.by_conflicts(), problem.by_length(), problem.by_area()}) {
-        Candidate c = problem.evaluate(order, fit);
-        if (better(c, seed)) seed = std::move(c);
+    const std::vector<int32_t> by_length = problem.by_length();
+    {
+      const std::vector<int32_t> by_conflicts = problem.by_conflicts();
+      const std::vector<int32_t> by_area = problem.by_area();
+      for (Fit fit : {Fit::kLowest, Fit::kBest}) {
+        for (const std::vector<int32_t>* order : {&by_conflicts, &by_length, &by_area}) {
+          challenge(*order, fit);
+        }
       }
     }
-    Candidate a = problem.evaluate(problem.long_first(greedy.order), Fit::kLowest);
-    Candidate b = problem.evaluate(problem.long_first(breadth.order), Fit::kLowest);
+    Candidate a = problem.evaluate(problem.long_first(greedy.order, by_length), Fit::kLowest);
+    Candidate b =
+        problem.evaluate(problem.long_first(breadth.order, by_length), Fit::kLowest, a.total - 1);
     long_seed = better(b, a) ? std::move(b) : std::move(a);
     if (better(long_seed, seed)) seed = long_seed;
   }
   const int64_t iterations = options.search_iterations >= 0
                                  ? options.search_iterations
                                  : default_search_iterations(problem.size());
-  LocalSearchResult searched =
-      improve_placement(problem.engine(), std::move(seed.offsets), seed.total, lower_bound,
-                        iterations / 2, options.seed);
-  if (searched.total > lower_bound && !long_seed.offsets.empty()) {
-    LocalSearchResult other =
-        improve_placement(problem.engine(), std::move(long_seed.offsets), long_seed.total,
-                          lower_bound, iterations - iterations / 2, options.seed + 1);
-    if (other.total < searched.total) searched = std::move(other);
+  // The two searches take turns of kSearchTurn iterations, each within its half of the budget,
+  // until one reaches the lower bound. The one running keeps the turn while it improves and
+  // hands it over after kSearchPatience iterations without improving: a stalled search no
+  // longer spends the budget alone, and a progressing one is not slowed down. Whatever the
+  // schedule, each search runs at most its half and both run it out unless one reaches the
+  // bound, so the plan is never larger than running them one after the other; the schedule
+  // depends on iteration counts only, so the plan is the same on every run.
+  struct Turns {
+    LocalSearch* search;
+    int64_t left;
+    int64_t stalled;  // iterations since its best last fell
+  };
+  LocalSearch first(problem.engine(), std::move(seed.offsets), seed.total, lower_bound,
+                    options.seed);
+  Turns turns[2] = {{&first, iterations / 2, 0}, {nullptr, 0, 0}};
+  std::optional<PlacementEngine> second_engine;
+  std::optional<LocalSearch> second;
+  if (long_seed.total != UINT64_MAX) {
+    second_engine.emplace(problem.empty_engine());
+    second.emplace(*second_engine, std::move(long_seed.offsets), long_seed.total, lower_bound,
+                   options.seed + 1);
+    turns[1] = {&*second, iterations - iterations / 2, 0};
   }
+  for (int active = 0; turns[active].left > 0 || turns[1 - active].left > 0;) {
+    Turns& t = turns[active];
+    Turns& other = turns[1 - active];
+    if (t.left > 0) {
+      const uint64_t before = t.search->best().total;
+      const int64_t ran = t.search->run(std::min(t.left, kSearchTurn));
+      t.left -= ran;
+      if (t.search->finished()) break;
+      t.stalled = t.search->best().total < before ? 0 : t.stalled + ran;
+    }
+    if (other.left > 0 && (t.left == 0 || t.stalled >= kSearchPatience)) {
+      other.stalled = 0;
+      active = 1 - active;
+    }
+  }
+  const LocalSearchResult& searched =
+      second && second->best().total < first.best().total ? second->best() : first.best();
   if (algorithm == PlannerAlgorithm::Search) {
     return to_plan(searched.offsets, searched.total, algorithm);
   }

@@ -14,10 +14,19 @@
 //                  search (local_search.h) that re-places neighbourhoods of the items above the
 //                  lower bound: lowest-fit in their current offset order with one perturbation
 //                  (a move or a swap), or a bounded exact search, kept when the neighbourhood's
-//                  top does not rise. Run from the best order, then, if the lower bound is not
-//                  reached, from the best long-lived-first order, half the budget each. The
-//                  budget is a fixed number of iterations (not time) and every choice is seeded,
-//                  so the result is deterministic; it stops early at the lower bound.
+//                  top does not rise. Two searches, one from the best order and one from the
+//                  best long-lived-first order, advance in turns of 64 iterations, each within
+//                  half the budget, until one reaches the lower bound; the smaller result wins
+//                  (the first on ties).
+//
+//                  The budget is a number of local-search iterations (search_iterations), not
+//                  time, and every choice is seeded: the same items, options and budget give
+//                  the same plan on every run and machine. A budget too small to reach the
+//                  lower bound returns the best plan found so far, never larger than the best
+//                  greedy order's; a larger budget never gives a larger plan. There is no
+//                  wall-clock limit by design: it would make the plan depend on the machine.
+//                  The cost is bounded all the same: an iteration's cost depends on the
+//                  neighbourhood, not on the item count, and the default budget is capped.
 //   best           runs all of the above and keeps the smallest (first in the order above on
 //                  ties).
 //
@@ -60,7 +69,8 @@ struct PlanItem {
 struct OffsetPlannerOptions {
   uint64_t alignment = kDefaultAlignment;  // a power of two
   uint64_t seed = kDefaultPlannerSeed;
-  // search/best: local-search iterations; negative picks default_search_iterations(items).
+  // search/best: the local-search budget, in iterations (deterministic, see above); negative
+  // picks default_search_iterations(items).
   int64_t search_iterations = -1;
 };
 

@@ -39,6 +39,9 @@ class PlacementEngine {
   PlacementEngine(std::vector<uint64_t> sizes, std::vector<int32_t> firsts,
                   std::vector<int32_t> lasts);
 
+  // An engine over the same items with nothing placed.
+  PlacementEngine empty_copy() const { return PlacementEngine(sizes_, firsts_, lasts_); }
+
   size_t num_items() const { return sizes_.size(); }
   uint64_t size(int32_t item) const { return sizes_[item]; }
   int32_t first(int32_t item) const { return firsts_[item]; }

@@ -168,6 +168,56 @@ TEST(LocalSearchTest, ResultOnAFixedInstanceIsPinned) {
   EXPECT_EQ(digest, 14181620238425731139ull);
 }
 
+// A search run in slices continues where it stopped: 300 iterations as 100 + 150 + 50 give
+// exactly the plan of 300 at once, and a finished search runs no more.
+TEST(LocalSearchTest, RunningInSlicesEqualsRunningAtOnce) {
+  uint64_t state = 7;
+  auto next = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  std::vector<uint64_t> sizes;
+  std::vector<int32_t> firsts, lasts;
+  for (int i = 0; i < 200; ++i) {
+    sizes.push_back(16 * (1 + next(32)));
+    const int32_t first = static_cast<int32_t>(next(150));
+    firsts.push_back(first);
+    lasts.push_back(first + static_cast<int32_t>(next(10)));
+  }
+  PlacementEngine engine(sizes, firsts, lasts);
+  std::vector<int32_t> order(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  std::vector<uint64_t> offsets;
+  const uint64_t greedy = engine.place(order, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets);
+  std::vector<PlanItem> items;
+  for (size_t i = 0; i < sizes.size(); ++i) items.push_back({sizes[i], firsts[i], lasts[i]});
+  const uint64_t bound = live_bytes_lower_bound(items, 16);
+  const LocalSearchResult at_once = improve_placement(engine, offsets, greedy, bound, 300, 5);
+
+  PlacementEngine own = engine.empty_copy();
+  LocalSearch sliced(own, offsets, greedy, bound, 5);
+  EXPECT_EQ(sliced.run(100), 100);
+  EXPECT_EQ(sliced.run(150), 150);
+  EXPECT_EQ(sliced.run(50), 50);
+  EXPECT_FALSE(sliced.finished());
+  EXPECT_EQ(sliced.best().offsets, at_once.offsets);
+  EXPECT_EQ(sliced.best().total, at_once.total);
+  EXPECT_TRUE(verify_offsets(items, at_once.offsets, at_once.total, 16).empty());
+  EXPECT_EQ(greedy, 4528u);
+  EXPECT_EQ(bound, 3632u);
+  EXPECT_EQ(at_once.total, 3920u);
+}
+
+TEST(LocalSearchTest, AFinishedSearchRunsNoMore) {
+  PlacementEngine engine = tricky_chain_engine();
+  LocalSearch search(engine, {0, 304, 160, 0}, 336, 304, 7);
+  EXPECT_FALSE(search.finished());
+  EXPECT_EQ(search.run(2000), 3);  // the bound after three iterations
+  EXPECT_TRUE(search.finished());
+  EXPECT_EQ(search.best().total, 304u);
+  EXPECT_EQ(search.run(10), 0);
+}
+
 TEST(LocalSearchTest, NoBudgetOrAtTheBoundChangesNothing) {
   PlacementEngine engine = tricky_chain_engine();
   std::vector<uint64_t> offsets = {0, 304, 160, 0};

@@ -242,5 +242,56 @@ TEST(OffsetPlannerTest, DifferentSeedsStillGiveValidPlans) {
   }
 }
 
+// FNV-1a over the offsets.
+uint64_t offsets_digest(const std::vector<uint64_t>& offsets) {
+  uint64_t digest = 1469598103934665603ull;
+  for (uint64_t offset : offsets) digest = (digest ^ offset) * 1099511628211ull;
+  return digest;
+}
+
+// A budget too small to reach the lower bound: the search returns the best plan it found, a
+// valid one, the same on every run, never larger than the greedy seeds, and (the budget being
+// a count of iterations, not time) exactly the pinned plan.
+TEST(OffsetPlannerTest, SmallStepBudgetGivesTheSamePinnedPlanEveryRun) {
+  const std::vector<PlanItem> items = generated_items(GraphFamily::kChain, 2000, 11);
+  const uint64_t lb = live_bytes_lower_bound(items, 16);
+  const uint64_t greedy = plan_offsets(items, PlannerAlgorithm::Greedy)->size;
+  const uint64_t breadth = plan_offsets(items, PlannerAlgorithm::GreedyBreadth)->size;
+  OffsetPlannerOptions opts;
+  opts.search_iterations = 200;
+  for (PlannerAlgorithm a : {PlannerAlgorithm::Search, PlannerAlgorithm::Best}) {
+    Result<OffsetPlan> p1 = plan_offsets(items, a, opts);
+    Result<OffsetPlan> p2 = plan_offsets(items, a, opts);
+    ASSERT_TRUE(p1.ok());
+    ASSERT_TRUE(p2.ok());
+    std::vector<PlanViolation> v = verify_offsets(items, p1->offsets, p1->size, 16);
+    EXPECT_TRUE(v.empty()) << (v.empty() ? "" : v[0].message);
+    EXPECT_EQ(p1->offsets, p2->offsets);
+    EXPECT_EQ(p1->size, p2->size);
+    EXPECT_LE(p1->size, greedy);
+    EXPECT_LE(p1->size, breadth);
+    EXPECT_GT(p1->size, lb);  // the budget ran out before the bound
+    EXPECT_EQ(p1->size, 17792u) << planner_algorithm_name(a);
+    EXPECT_EQ(offsets_digest(p1->offsets), 12311306435459119683ull) << planner_algorithm_name(a);
+  }
+  EXPECT_EQ(plan_offsets(items, PlannerAlgorithm::Best, opts)->algorithm, PlannerAlgorithm::Search);
+  EXPECT_EQ(greedy, 23040u);
+  EXPECT_EQ(breadth, 22400u);
+  EXPECT_EQ(lb, 16384u);
+}
+
+// A larger budget runs each of the two searches at least as far, so its plan is never larger:
+// here from the best greedy seed down to the lower bound (16384).
+TEST(OffsetPlannerTest, LargerStepBudgetsGiveNoLargerPlans) {
+  const std::vector<PlanItem> items = generated_items(GraphFamily::kChain, 2000, 11);
+  std::vector<uint64_t> sizes;
+  for (int64_t budget : {0, 40, 200, 2000}) {
+    OffsetPlannerOptions opts;
+    opts.search_iterations = budget;
+    sizes.push_back(plan_offsets(items, PlannerAlgorithm::Search, opts)->size);
+  }
+  EXPECT_EQ(sizes, (std::vector<uint64_t>{21888, 21248, 17792, 16384}));
+}
+
 }  // namespace
 }  // namespace devplan

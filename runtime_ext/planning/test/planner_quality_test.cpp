@@ -119,6 +119,39 @@ TEST(PlannerQualityTest, PlansForFixedGraphsArePinned) {
   }
 }
 
+// A whole method under a search budget too small to reach the bound: a valid plan (verified),
+// the same on every run, no buffer larger than greedy's, and the pinned one.
+TEST(PlannerQualityTest, SmallStepBudgetPlansAreValidRepeatableAndPinned) {
+  GraphGenOptions o;
+  o.family = GraphFamily::kChain;
+  o.num_tensors = 2000;
+  o.seed = 11;
+  o.num_devices = 2;
+  const Graph g = generate_graph(o);
+  PlanOptions greedy;
+  greedy.algorithm = PlannerAlgorithm::Greedy;
+  Result<MethodMemoryPlan> seed_plan = plan_method(g, greedy);
+  ASSERT_TRUE(seed_plan.ok()) << seed_plan.error();
+  PlanOptions small;
+  small.search_iterations = 100;
+  Result<MethodMemoryPlan> a = plan_method(g, small);
+  Result<MethodMemoryPlan> b = plan_method(g, small);
+  ASSERT_TRUE(a.ok()) << a.error();
+  ASSERT_TRUE(b.ok()) << b.error();
+  std::vector<PlanViolation> v = verify_plan(*a);
+  EXPECT_TRUE(v.empty()) << v[0].message;
+  EXPECT_EQ(plan_digest(*a), plan_digest(*b));
+  ASSERT_EQ(a->buffers.size(), seed_plan->buffers.size());
+  uint64_t over_bound = 0;
+  for (size_t i = 0; i < a->buffers.size(); ++i) {
+    EXPECT_LE(a->buffers[i].size, seed_plan->buffers[i].size);
+    over_bound += a->buffers[i].size - a->buffers[i].lower_bound;
+  }
+  EXPECT_GT(over_bound, 0u);  // the budget ran out before the bound
+  EXPECT_EQ(a->total_bytes(), 50432u);
+  EXPECT_EQ(plan_digest(*a), 729849395227127935ull);
+}
+
 TEST(PlannerQualityTest, GreedyBySizeIsWorseOnChains) {
   // Greedy by size is the baseline the search must beat: on a chain of varying sizes it
   // leaves gaps, `best` reaches the lower bound.
