@@ -2,7 +2,7 @@
 # Builds the benchmarks (harness/bench) and runs every *_bench binary in <build>/bin with a short
 # minimum time, then prints the ratio lines they report (device/CPU load_method per size,
 # tracking/malloc allocate+free per thread count, MethodMeta lookup flatness, ...). The whole run
-# takes under three minutes.
+# takes a few minutes on 2 cores (the 1,000,000-tensor planner cases alone about 30 s).
 #
 #   scripts/bench.sh                                  # build/ (the default preset)
 #   BUILD_DIR=build-rel scripts/bench.sh              # another build folder
@@ -15,8 +15,8 @@
 # ratios use medians), JOBS (build parallelism, default nproc), STRICT (see above).
 # Output: each binary's table on stdout, saved with a JSON copy in <build>/bench-results/
 # (<name>.txt, <name>.json), then a "ratios" section: every line that a binary printed starting
-# with "ratio: ". Exit status: 0; 1 when the build or a binary fails; 3 with STRICT=1 when a
-# ratio line says MISSED. A benchmark that skips with an error counts as a failure.
+# with "ratio: " or "goal: ". Exit status: 0; 1 when the build or a binary fails; 3 with STRICT=1 when a
+# ratio or goal line says MISSED. A benchmark that skips with an error counts as a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,7 +71,7 @@ for exe in "$build_dir"/bin/*_bench; do
   elif grep -q 'ERROR OCCURRED' "$results/$name.txt"; then
     failed+=("$name (a benchmark reported an error)")
   fi
-  while IFS= read -r line; do ratios+=("$line"); done < <(grep -E '^ratio: ' "$results/$name.txt" || true)
+  while IFS= read -r line; do ratios+=("$line"); done < <(grep -E '^(ratio|goal): ' "$results/$name.txt" || true)
 done
 
 echo
