@@ -11,6 +11,43 @@
 namespace devplan {
 namespace {
 
+// A random instance from a fixed LCG `seed`: `count` items of 16 * [1, max_units] bytes, first
+// steps in [0, first_steps), lengths from `length(next)`; the greedy lowest-fit placement in
+// item order and the live-bytes lower bound.
+struct RandomInstance {
+  std::vector<uint64_t> sizes;
+  std::vector<int32_t> firsts, lasts;
+  std::vector<PlanItem> items;
+  std::vector<uint64_t> greedy_offsets;
+  uint64_t greedy = 0;
+  uint64_t bound = 0;
+};
+
+template <typename Length>
+RandomInstance random_instance(uint64_t seed, int count, uint64_t max_units, uint64_t first_steps,
+                               Length length) {
+  uint64_t state = seed;
+  auto next = [&state](uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  RandomInstance r;
+  for (int i = 0; i < count; ++i) {
+    r.sizes.push_back(16 * (1 + next(max_units)));
+    const int32_t first = static_cast<int32_t>(next(first_steps));
+    r.firsts.push_back(first);
+    r.lasts.push_back(first + static_cast<int32_t>(length(next)));
+  }
+  PlacementEngine engine(r.sizes, r.firsts, r.lasts);
+  std::vector<int32_t> order(r.sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  r.greedy = engine.place(order, PlacementEngine::Fit::kLowest, UINT64_MAX, &r.greedy_offsets);
+  for (size_t i = 0; i < r.sizes.size(); ++i)
+    r.items.push_back({r.sizes[i], r.firsts[i], r.lasts[i]});
+  r.bound = live_bytes_lower_bound(r.items, 16);
+  return r;
+}
+
 // The chain a -> b -> c -> d with sizes 160, 32, 144, 160: greedy by size gives 336, the
 // optimum (= the lower bound) is 304.
 PlacementEngine tricky_chain_engine() {
@@ -137,27 +174,13 @@ TEST(LocalSearchTest, TwoItemsAreEnoughToSearch) {
 // pinned: 400 items, 2000 iterations, every kind of move (rotations, swaps, shuffles and the
 // exact solver) taken many times.
 TEST(LocalSearchTest, ResultOnAFixedInstanceIsPinned) {
-  uint64_t state = 99;
-  auto next = [&state](uint64_t bound) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % bound;
-  };
-  std::vector<uint64_t> sizes;
-  std::vector<int32_t> firsts, lasts;
-  for (int i = 0; i < 400; ++i) {
-    sizes.push_back(16 * (1 + next(64)));
-    const int32_t first = static_cast<int32_t>(next(300));
-    firsts.push_back(first);
-    lasts.push_back(first + static_cast<int32_t>(next(next(8) == 0 ? 200 : 12)));
-  }
-  PlacementEngine engine(sizes, firsts, lasts);
-  std::vector<int32_t> order(sizes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-  std::vector<uint64_t> offsets;
-  const uint64_t greedy = engine.place(order, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets);
-  std::vector<PlanItem> items;
-  for (size_t i = 0; i < sizes.size(); ++i) items.push_back({sizes[i], firsts[i], lasts[i]});
-  const uint64_t bound = live_bytes_lower_bound(items, 16);
+  const RandomInstance in =
+      random_instance(99, 400, 64, 300, [](auto& next) { return next(next(8) == 0 ? 200 : 12); });
+  PlacementEngine engine(in.sizes, in.firsts, in.lasts);
+  const std::vector<PlanItem>& items = in.items;
+  const uint64_t greedy = in.greedy;
+  const uint64_t bound = in.bound;
+  const std::vector<uint64_t>& offsets = in.greedy_offsets;
   const LocalSearchResult r = improve_placement(engine, offsets, greedy, bound, 2000, 11);
   EXPECT_TRUE(verify_offsets(items, r.offsets, r.total, 16).empty());
   uint64_t digest = 1469598103934665603ull;
@@ -171,27 +194,12 @@ TEST(LocalSearchTest, ResultOnAFixedInstanceIsPinned) {
 // A search run in slices continues where it stopped: 300 iterations as 100 + 150 + 50 give
 // exactly the plan of 300 at once, and a finished search runs no more.
 TEST(LocalSearchTest, RunningInSlicesEqualsRunningAtOnce) {
-  uint64_t state = 7;
-  auto next = [&state](uint64_t bound) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 33) % bound;
-  };
-  std::vector<uint64_t> sizes;
-  std::vector<int32_t> firsts, lasts;
-  for (int i = 0; i < 200; ++i) {
-    sizes.push_back(16 * (1 + next(32)));
-    const int32_t first = static_cast<int32_t>(next(150));
-    firsts.push_back(first);
-    lasts.push_back(first + static_cast<int32_t>(next(10)));
-  }
-  PlacementEngine engine(sizes, firsts, lasts);
-  std::vector<int32_t> order(sizes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-  std::vector<uint64_t> offsets;
-  const uint64_t greedy = engine.place(order, PlacementEngine::Fit::kLowest, UINT64_MAX, &offsets);
-  std::vector<PlanItem> items;
-  for (size_t i = 0; i < sizes.size(); ++i) items.push_back({sizes[i], firsts[i], lasts[i]});
-  const uint64_t bound = live_bytes_lower_bound(items, 16);
+  const RandomInstance in = random_instance(7, 200, 32, 150, [](auto& next) { return next(10); });
+  PlacementEngine engine(in.sizes, in.firsts, in.lasts);
+  const std::vector<PlanItem>& items = in.items;
+  const uint64_t greedy = in.greedy;
+  const uint64_t bound = in.bound;
+  const std::vector<uint64_t>& offsets = in.greedy_offsets;
   const LocalSearchResult at_once = improve_placement(engine, offsets, greedy, bound, 300, 5);
 
   PlacementEngine own = engine.empty_copy();
