@@ -192,6 +192,10 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
   SimulateCommandLine c;
   std::unique_ptr<CLI::App> app = simulate_app(c);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  if (app->count("--backing") > 0 && c.options.device == DeviceKind::Cuda) {
+    return cli::usage_error(*app, "--backing applies to the simulated devices, not --device cuda",
+                            err);
+  }
   if (c.options.runtime != RuntimeKind::Executorch) return simulate_parsed(c, out, err);
   // ExecuTorch aborts on some invalid programs: run it in a child and report an abort.
   ChildOutcome child = run_in_child([&](std::string* child_out) {

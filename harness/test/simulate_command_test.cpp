@@ -283,6 +283,10 @@ TEST(SimulateCommandTest, BackingIsUnbackedByDefaultAndHostOnRequest) {
       run(&simulate_command, {fixture_program("device_add_cuda0"), "--backing", "ram"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--backing expects unbacked or host, got 'ram'"));
+  testing::CommandResult cuda = run(&simulate_command, {fixture_program("device_add_cuda0"),
+                                                        "--backing", "host", "--device", "cuda"});
+  EXPECT_EQ(cuda.exit_code, 2);
+  EXPECT_THAT(cuda.err, HasSubstr("--backing applies to the simulated devices, not --device cuda"));
 }
 
 TEST(SimulateCommandTest, CeilingsAreOptionsThatFailTheLoadCleanly) {
