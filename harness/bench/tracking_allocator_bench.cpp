@@ -4,9 +4,10 @@
 //
 //   build/bin/tracking_allocator_bench --benchmark_min_time=0.1
 //
-// One iteration allocates kBatch blocks of kBlockBytes on cuda:(thread % 4) and frees them in
-// allocation order; items are allocate+free pairs. Times are wall-clock (UseRealTime), so
-// items_per_second is the throughput of all threads together. Configurations:
+// One iteration allocates kBatch blocks of kBlockBytes on cuda:(thread % 8) (one device per thread:
+// each device is a shard of its own) and frees them in allocation order; items are allocate+free
+// pairs. Times are wall-clock (UseRealTime), so items_per_second is the throughput of all threads
+// together. Configurations:
 //   tracking       TrackingDeviceAllocator with its defaults (poison fills, quarantine of 1,024
 //                  blocks per device), one shard per device;
 //   tracking_lean  the same with set_fill_patterns(false) and set_quarantine_limits(0, 0): what
@@ -40,7 +41,7 @@ namespace {
 
 constexpr int kBatch = 8;
 constexpr size_t kBlockBytes = 256;
-constexpr int kNumSimulatedDevices = 4;
+constexpr int kNumSimulatedDevices = 8;
 
 // Shared by all threads of a run; they live for the whole process.
 TrackingDeviceAllocator& tracking_allocator() {
