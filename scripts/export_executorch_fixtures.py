@@ -14,6 +14,13 @@ Outputs (default directory fixtures/executorch/exporter/):
     reference/<name>.ones.json   {"<method>": [{"inputs": [...], "outputs": [...]}]}
                                  all-ones float inputs, eager PyTorch outputs,
                                  every tensor flattened in row-major order.
+    bundled_<name>.bpte          ExecuTorch bundled program (file identifier
+                                 BP08): one of the programs above plus test
+                                 cases (fixed inputs, eager expected outputs),
+                                 written by executorch.devtools.BundledProgram.
+    reference/bundled_<name>.json  the same test cases as JSON (dtype, sizes,
+                                 dim_order, data per tensor) and where the
+                                 program bytes sit in the .bpte.
 
 The delegates target a backend called "DevplanDeviceBackend". Each delegate
 holds exactly one elementwise op; its processed blob is the op's ASCII name
@@ -338,7 +345,13 @@ def _leaves(out) -> list:
     raise TypeError(f"unexpected output type {type(out)}")
 
 
-def export_one(spec: Spec, out_dir: Path, partitioner_cls) -> Dict[str, Any]:
+def build_program(spec: Spec, partitioner_cls):
+    """Export `spec` in memory.
+
+    Returns (methods, reference, manager): the {method: (module, inputs)} that
+    was exported, the all-ones eager reference and the
+    ExecutorchProgramManager (its .buffer is the .pte).
+    """
     import torch
     from executorch.exir import ExecutorchBackendConfig, to_edge
 
@@ -362,7 +375,11 @@ def export_one(spec: Spec, out_dir: Path, partitioner_cls) -> Dict[str, Any]:
     if partitioners:
         edge = edge.to_backend(partitioners)
     et = edge.to_executorch(ExecutorchBackendConfig(**spec.config()))
+    return methods, reference, et
 
+
+def export_one(spec: Spec, out_dir: Path, partitioner_cls) -> Dict[str, Any]:
+    methods, reference, et = build_program(spec, partitioner_cls)
     pte = out_dir / f"{spec.name}.pte"
     pte.write_bytes(et.buffer)
     ref = out_dir / "reference" / f"{spec.name}.ones.json"
@@ -393,6 +410,323 @@ def check_cpu_methods(spec: Spec, result: Dict[str, Any]) -> List[str]:
             raise RuntimeError(f"{spec.name}.{mname}: runtime output differs "
                                f"from eager by {worst}")
     return notes
+
+
+# ---------------------------- bundled programs ------------------------------
+
+BUNDLED_FILE_IDENTIFIER = b"BP08"
+# ExecuTorch's default tolerances for comparing with bundled expected outputs
+# (verify_method_outputs / verify_result_with_bundled_expected_output).
+# They are runtime arguments; the .bpte format has no field for them.
+BUNDLED_RTOL = 1e-5
+BUNDLED_ATOL = 1e-8
+
+
+class BundledSpec:
+    """One bundled program (.bpte) to export.
+
+    ``program`` is exported exactly like a plain Spec; ``cases`` returns
+    {method: [inputs, ...]} and each inputs tuple becomes one test case whose
+    expected outputs are the eager outputs of the module for those inputs.
+    ``same_as`` names a .pte whose bytes the bundled program should equal.
+    """
+
+    def __init__(self, name: str, what: str, program: Spec,
+                 cases: Callable[[], Dict[str, List[tuple]]],
+                 same_as: Optional[str] = None) -> None:
+        self.name = name
+        self.what = what
+        self.program = program
+        self.cases = cases
+        self.same_as = same_as
+
+
+def bundled_specs() -> List[BundledSpec]:
+    import torch
+
+    base = {s.name: s for s in program_specs()}
+
+    def t(rows):
+        return torch.tensor(rows, dtype=torch.float32)
+
+    def randn(seed: int, *shape):
+        g = torch.Generator().manual_seed(seed)
+        return torch.randn(*shape, generator=g, dtype=torch.float32)
+
+    # The CPU-only program: the same a + b module as devplan_one_delegate,
+    # exported without the partitioner.
+    one = base["devplan_one_delegate"]
+    add_cpu = Spec("bundled_add", "a + b, inputs [2,2], CPU only",
+                   one.methods, {}, cpu_only_methods=["forward"])
+
+    def add_cases():
+        return {"forward": [
+            (t([[1.0, 2.0], [3.0, 4.0]]), t([[0.5, -1.5], [10.0, -4.25]])),
+            (randn(1, 2, 2), randn(2, 2, 2)),
+        ]}
+
+    def device_cases():
+        return {"forward": [
+            (t([[-1.0, 0.25], [7.0, 100.0]]), t([[1.0, 0.75], [-7.5, 0.125]])),
+            (randn(3, 2, 2), randn(4, 2, 2)),
+        ]}
+
+    def two_method_cases():
+        return {
+            "forward": [
+                (t([[2.0, -3.0], [0.5, 8.0]]), t([[-2.0, 1.0], [0.25, -8.0]])),
+                (randn(5, 2, 2), randn(6, 2, 2)),
+            ],
+            "cpu_only": [
+                (t([[0.0, 0.5], [-1.0, 2.0]]), t([[1.0, 2.0], [-3.0, 0.5]])),
+                (t([[-2.0, 1.0], [0.25, -0.5]]), t([[0.0, -1.0], [4.0, 1.0]])),
+                (randn(7, 2, 2), randn(8, 2, 2)),
+            ],
+        }
+
+    return [
+        BundledSpec("bundled_add",
+                    "a + b, inputs [2,2], CPU only; forward: 2 test cases",
+                    add_cpu, add_cases),
+        BundledSpec("bundled_device",
+                    "the devplan_one_delegate program (a + b on cuda:0 via "
+                    "DevplanDeviceBackend); forward: 2 test cases",
+                    one, device_cases, same_as="devplan_one_delegate"),
+        BundledSpec("bundled_two_methods",
+                    "the devplan_two_methods program; cpu_only: 3 test "
+                    "cases, forward (cuda:0): 2 test cases",
+                    base["devplan_two_methods"], two_method_cases,
+                    same_as="devplan_two_methods"),
+    ]
+
+
+def _own(t):
+    """A contiguous copy with its own storage.
+
+    BundledProgram copies a tensor's whole storage, so a view would carry
+    bytes that are not its own.
+    """
+    return t.detach().clone().contiguous()
+
+
+def _tensor_json(t) -> Dict[str, Any]:
+    return {"dtype": str(t.dtype).replace("torch.", ""),
+            "sizes": list(t.shape),
+            "dim_order": list(range(t.dim())),
+            "data": _flat(t)}
+
+
+def _bp_program_span(data: bytes) -> tuple:
+    """(offset, size) of BundledProgram.program inside a .bpte."""
+    root = struct.unpack_from("<I", data, 0)[0]
+    vtable = root - struct.unpack_from("<i", data, root)[0]
+    vt_size = struct.unpack_from("<H", data, vtable)[0]
+    slot = 4 + 2 * 2  # field 2: version, method_test_suites, program
+    if slot + 2 > vt_size:
+        raise ValueError("BundledProgram has no program field")
+    field = struct.unpack_from("<H", data, vtable + slot)[0]
+    if field == 0:
+        raise ValueError("BundledProgram has no program field")
+    at = root + field
+    vec = at + struct.unpack_from("<I", data, at)[0]
+    size = struct.unpack_from("<I", data, vec)[0]
+    return vec + 4, size
+
+
+def export_bundled(bspec: BundledSpec, out_dir: Path,
+                   partitioner_cls) -> Dict[str, Any]:
+    import hashlib
+    import torch
+    from executorch.devtools import BundledProgram
+    from executorch.devtools.bundled_program.config import (
+        MethodTestCase, MethodTestSuite)
+    from executorch.devtools.bundled_program.serialize import (
+        serialize_from_bundled_program_to_flatbuffer)
+    from executorch.devtools.bundled_program.version import (
+        BUNDLED_PROGRAM_SCHEMA_VERSION)
+
+    methods, _, et = build_program(bspec.program, partitioner_cls)
+    cases = bspec.cases()
+    unknown = set(cases) - set(methods)
+    if unknown:
+        raise RuntimeError(f"test cases for unknown method(s) {sorted(unknown)}")
+
+    suites = []
+    described: Dict[str, list] = {}
+    for mname, input_sets in cases.items():
+        module, _ = methods[mname]
+        module.eval()
+        test_cases = []
+        described[mname] = []
+        for inputs in input_sets:
+            inputs = [_own(x) for x in inputs]
+            with torch.no_grad():
+                outputs = [_own(o) for o in _leaves(module(*inputs))]
+            test_cases.append(MethodTestCase(inputs=inputs,
+                                             expected_outputs=outputs))
+            described[mname].append({
+                "inputs": [_tensor_json(x) for x in inputs],
+                "expected_outputs": [_tensor_json(o) for o in outputs],
+            })
+        suites.append(MethodTestSuite(method_name=mname,
+                                      test_cases=test_cases))
+
+    bundled = BundledProgram(et, suites)
+    data = serialize_from_bundled_program_to_flatbuffer(bundled)
+    if data[4:8] != BUNDLED_FILE_IDENTIFIER:
+        raise RuntimeError(f"file identifier {data[4:8]!r}, expected "
+                           f"{BUNDLED_FILE_IDENTIFIER!r}")
+    offset, size = _bp_program_span(data)
+    program = data[offset:offset + size]
+    if program != et.buffer:
+        raise RuntimeError("the bundled program bytes differ from the "
+                           "exported program")
+
+    bpte = out_dir / f"{bspec.name}.bpte"
+    bpte.write_bytes(data)
+    # BundledProgram stores the suites sorted by method name; so does this.
+    reference = {
+        "file": bpte.name,
+        "file_identifier": BUNDLED_FILE_IDENTIFIER.decode("ascii"),
+        "version": BUNDLED_PROGRAM_SCHEMA_VERSION,
+        "program": {"offset": offset, "size": size,
+                    "sha256": hashlib.sha256(program).hexdigest(),
+                    "same_as": (f"{bspec.same_as}.pte" if bspec.same_as
+                                else None)},
+        "method_test_suites": [
+            {"method_name": m, "test_cases": described[m]}
+            for m in sorted(described)],
+    }
+    ref = out_dir / "reference" / f"{bspec.name}.json"
+    ref.write_text(json.dumps(reference, indent=1) + "\n")
+    return {"bpte": bpte, "program": program, "methods": methods,
+            "reference": reference}
+
+
+def check_bundled(bspec: BundledSpec, result: Dict[str, Any],
+                  out_dir: Path) -> List[str]:
+    """Compare with the plain .pte; run the CPU-only methods' test cases."""
+    notes = []
+    if bspec.same_as:
+        pte = out_dir / f"{bspec.same_as}.pte"
+        if pte.exists():
+            same = pte.read_bytes() == result["program"]
+            notes.append(f"program bytes {'==' if same else 'DIFFER from'} "
+                         f"{pte.name}")
+            if not same:
+                raise RuntimeError(f"{bspec.name}: program differs from "
+                                   f"{pte.name}")
+    cpu = [m for m in bspec.program.cpu_only_methods
+           if any(s["method_name"] == m
+                  for s in result["reference"]["method_test_suites"])]
+    if not cpu:
+        return notes
+    try:
+        import torch
+        from executorch.runtime import Runtime
+    except Exception as e:  # pragma: no cover - optional
+        return notes + [f"runtime check skipped ({e})"]
+
+    # 1. ExecuTorch's runtime on the bundled program bytes with the bundled
+    #    inputs, compared with the bundled expected outputs.
+    program = Runtime.get().load_program(result["program"])
+    for suite in result["reference"]["method_test_suites"]:
+        m = suite["method_name"]
+        if m not in cpu:
+            continue
+        method = program.load_method(m)
+        worst = 0.0
+        for case in suite["test_cases"]:
+            ins = [torch.tensor(x["data"], dtype=torch.float32)
+                   .reshape(x["sizes"]) for x in case["inputs"]]
+            got = [_flat(o) for o in method.execute(ins)]
+            want = [o["data"] for o in case["expected_outputs"]]
+            if len(got) != len(want):
+                raise RuntimeError(f"{bspec.name}.{m}: {len(got)} outputs, "
+                                   f"expected {len(want)}")
+            for g, w in zip(got, want):
+                worst = max([worst] + [abs(x - y) for x, y in zip(g, w)])
+        ok = worst <= 1e-5
+        notes.append(f"runtime {m}: {len(suite['test_cases'])} test cases, "
+                     f"max |diff| {worst:.2e} {'ok' if ok else 'MISMATCH'}")
+        if not ok:
+            raise RuntimeError(f"{bspec.name}.{m}: runtime differs from the "
+                               f"bundled expected outputs by {worst}")
+
+    # 2. ExecuTorch's own bundled-program path: BundledModule loads test case
+    #    i's inputs, runs the method and compares with its expected outputs
+    #    (ExecuTorch's default tolerances; the .bpte stores none).
+    try:
+        from executorch.extension.pybindings.portable_lib import (
+            _load_bundled_program_from_buffer)
+    except Exception as e:  # pragma: no cover - optional
+        return notes + [f"bundled-io check skipped ({e})"]
+    bundle = _load_bundled_program_from_buffer(result["bpte"].read_bytes())
+    for suite in result["reference"]["method_test_suites"]:
+        m = suite["method_name"]
+        if m not in cpu:
+            continue
+        for i in range(len(suite["test_cases"])):
+            bundle.verify_result_with_bundled_expected_output(
+                m, i, rtol=BUNDLED_RTOL, atol=BUNDLED_ATOL)
+        notes.append(f"bundled-io {m}: {len(suite['test_cases'])} test cases "
+                     "pass BundledModule.verify_result_with_bundled_expected_"
+                     f"output (rtol {BUNDLED_RTOL}, atol {BUNDLED_ATOL})")
+    return notes
+
+
+def bundled_schema_dir() -> Optional[Path]:
+    """Folder holding the wheel's bundled_program_schema.fbs."""
+    try:
+        import executorch.devtools.bundled_program.serialize as ser
+    except Exception:
+        return None
+    d = Path(ser.__file__).resolve().parent
+    return d if (d / "bundled_program_schema.fbs").exists() else None
+
+
+def summarize_bundled(bpte: Path, schema_dir: Path, flatc: str,
+                      program_schema: Path) -> List[str]:
+    """Decode `bpte` with flatc and the wheel's bundled-program schema."""
+    data = bpte.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([flatc, "--json", "--raw-binary", "--strict-json",
+                        "-o", tmp,
+                        str(schema_dir / "bundled_program_schema.fbs"), "--",
+                        str(bpte)], check=True, capture_output=True)
+        bp = json.loads((Path(tmp) / (bpte.stem + ".json")).read_text())
+        offset, size = _bp_program_span(data)
+        lines = [f"  file_identifier {data[4:8].decode('latin-1')!r}, "
+                 f"{len(data)} bytes, version {bp.get('version')}, "
+                 f"program {len(bp.get('program', []))} bytes at offset "
+                 f"{offset} (offset % 32 = {offset % 32})"]
+        for suite in bp.get("method_test_suites", []):
+            cases = suite.get("test_cases", [])
+            lines.append(f"  suite {suite.get('method_name')}: "
+                         f"{len(cases)} test cases")
+            for i, case in enumerate(cases):
+                def val(v):
+                    if v.get("val_type") != "Tensor":
+                        return f"{v.get('val_type')} {v.get('val')}"
+                    x = v["val"]
+                    raw = bytes(x.get("data", []))
+                    n = len(raw) // 4
+                    nums = struct.unpack(f"<{n}f", raw[:4 * n]) \
+                        if x.get("scalar_type") == "FLOAT" else raw
+                    return (f"{x.get('scalar_type')}{x.get('sizes')} "
+                            f"dim_order={x.get('dim_order')} "
+                            f"{len(raw)}B {list(nums)}")
+                lines.append(f"    case {i}: inputs " + "; ".join(
+                    val(v) for v in case.get("inputs", [])))
+                lines.append("            expected " + "; ".join(
+                    val(v) for v in case.get("expected_outputs", [])))
+        if program_schema.exists():
+            inner = Path(tmp) / (bpte.stem + ".program.pte")
+            inner.write_bytes(data[offset:offset + size])
+            lines.append("  bundled program:")
+            lines.extend("  " + line for line in
+                         summarize(inner, program_schema, flatc))
+    return lines
 
 
 # ------------------------------ flatc summary -------------------------------
@@ -554,15 +888,20 @@ def main(argv: Sequence[str]) -> int:
     from importlib.metadata import version
 
     specs = program_specs()
+    bspecs = bundled_specs()
     if args.list:
         for s in specs:
             print(f"{s.name}: {s.what}")
+        for b in bspecs:
+            print(f"{b.name} (.bpte): {b.what}")
         return 0
     if args.only:
-        unknown = set(args.only) - {s.name for s in specs}
+        unknown = set(args.only) - {s.name for s in specs} - {
+            b.name for b in bspecs}
         if unknown:
             sys.exit(f"unknown program(s): {sorted(unknown)}")
         specs = [s for s in specs if s.name in args.only]
+        bspecs = [b for b in bspecs if b.name in args.only]
 
     print(f"[export] python {sys.version.split()[0]}, torch {torch.__version__},"
           f" executorch {version('executorch')}", flush=True)
@@ -589,6 +928,29 @@ def main(argv: Sequence[str]) -> int:
         if flatc and schema.exists():
             try:
                 for line in summarize(result["pte"], schema, flatc):
+                    print(line, flush=True)
+            except Exception as e:
+                print(f"  flatc summary failed: {type(e).__name__}: {e}",
+                      flush=True)
+    schema_dir = bundled_schema_dir()
+    for bspec in bspecs:
+        print(f"[export] {bspec.name}: {bspec.what}", flush=True)
+        try:
+            result = export_bundled(bspec, out_dir, partitioner_cls)
+            print(f"  wrote {result['bpte'].relative_to(out_dir)} "
+                  f"({result['bpte'].stat().st_size} bytes, program "
+                  f"{len(result['program'])} bytes)", flush=True)
+            if not args.no_runtime_check:
+                for note in check_bundled(bspec, result, out_dir):
+                    print(f"  {note}", flush=True)
+        except Exception as e:  # keep going; report at the end
+            failures.append((bspec.name, f"{type(e).__name__}: {e}"))
+            print(f"  FAILED: {type(e).__name__}: {e}", flush=True)
+            continue
+        if flatc and schema_dir is not None:
+            try:
+                for line in summarize_bundled(result["bpte"], schema_dir,
+                                              flatc, schema):
                     print(line, flush=True)
             except Exception as e:
                 print(f"  flatc summary failed: {type(e).__name__}: {e}",
