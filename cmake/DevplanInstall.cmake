@@ -110,7 +110,9 @@ devplan_install_headers(devplan_fixture_programs_lib fixtures)
 if(TARGET devplan_schema)
   install(FILES
     ${PROJECT_BINARY_DIR}/runtime_ext/schema/generated/runtime_ext/schema/program_generated.h
+    ${PROJECT_BINARY_DIR}/runtime_ext/schema/generated/runtime_ext/schema/bundled_program_generated.h
     ${PROJECT_SOURCE_DIR}/runtime_ext/schema/program.fbs
+    ${PROJECT_SOURCE_DIR}/runtime_ext/schema/bundled_program.fbs
     DESTINATION ${DEVPLAN_INSTALL_INCLUDEDIR}/runtime_ext/schema)
 endif()
 

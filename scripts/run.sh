@@ -18,7 +18,8 @@ cmake --build --preset default -j "$jobs" --target devplan devplan_fixture_progr
 upstream=fixtures/executorch/upstream-1.5.1
 exported=fixtures/executorch/exporter
 build/bin/devplan report --out build/report \
-  build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte "$exported"/*.pte
+  build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte "$exported"/*.pte \
+  "$exported"/*.bpte
 
 if [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" = 1 ]; then
   exit 0
@@ -27,4 +28,4 @@ echo
 # Not devplan_legacy.pte: ExecuTorch 1.5.1 cannot set its inputs (docs/executorch-divergences.md).
 exec build/bin/devplan report --runtime executorch --out build/report-executorch \
   build/fixtures/programs/*.pte fixtures/executorch/add.pte "$upstream"/*.pte \
-  $(ls "$exported"/*.pte | grep -v devplan_legacy.pte)
+  $(ls "$exported"/*.pte | grep -v devplan_legacy.pte) "$exported"/*.bpte

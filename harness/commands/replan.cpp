@@ -4,7 +4,8 @@
 
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
-#include <runtime_ext/writer/program_builder.h>
+#include <runtime_ext/writer/bundled_program_rewrite.h>
+#include <runtime_ext/writer/plan_rewrite.h>
 
 namespace devplan::harness {
 namespace {
@@ -72,12 +73,31 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
   return out;
 }
 
+// The edits that turn `original` into `replanned`: every planned tensor whose offset changed and
+// every buffer whose size did.
+MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replanned) {
+  MethodPlanEdits edits;
+  for (size_t v = 0; v < original.values.size(); ++v) {
+    const ValueInfo& before = original.values[v];
+    if (before.tag != ValueTag::Tensor || !before.tensor.is_planned()) continue;
+    const uint64_t offset = replanned.values[v].tensor.offset;
+    if (offset != before.tensor.offset)
+      edits.tensor_offsets.push_back({static_cast<int32_t>(v), offset});
+  }
+  for (size_t b = 0; b < original.buffer_sizes.size(); ++b) {
+    if (replanned.buffer_sizes[b] != original.buffer_sizes[b]) {
+      edits.buffer_sizes.push_back({b, replanned.buffer_sizes[b]});
+    }
+  }
+  return edits;
+}
+
 }  // namespace
 
 Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm) {
   DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
   ReplanResult result;
-  ProgramBuilder builder;
+  std::vector<MethodPlanEdits> edits;
   for (size_t m = 0; m < program.num_methods(); ++m) {
     DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* original, program.method_plan_at(m));
     MethodPlan plan = *original;
@@ -88,10 +108,18 @@ Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm 
       DEVPLAN_ASSIGN_OR_RETURN(ReplanBuffer buffer, replan_buffer(plan, check, b, algorithm));
       method.buffers.push_back(buffer);
     }
-    builder.add_method(plan);
+    edits.push_back(plan_edits(*original, plan));
     result.methods.push_back(std::move(method));
   }
-  result.bytes = builder.build();
+  DEVPLAN_ASSIGN_OR_RETURN(RewrittenProgram rewritten, rewrite_memory_plan(image.bytes(), edits));
+  result.rewrite = rewritten.kind;
+  if (image.bundled() != nullptr) {
+    // A bundled program stays one: the same test sets around the re-planned program.
+    DEVPLAN_ASSIGN_OR_RETURN(result.bytes,
+                             with_replaced_program(image.file_bytes(), rewritten.bytes));
+    return result;
+  }
+  result.bytes = std::move(rewritten.bytes);
   return result;
 }
 

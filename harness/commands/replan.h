@@ -1,9 +1,10 @@
 // Re-planning an existing program (`devplan replan`): every planned buffer of every method gets
 // new tensor offsets from devplan's planners, under the lifetime rules of
 // runtime_ext/analysis/plan_check.h (views move with their base, mutable buffers live throughout,
-// inputs until their last use, outputs to the end). Only offsets and buffer sizes change: devices,
-// buffer indices, instructions and constants stay. A buffer whose new plan would not be smaller
-// keeps its original layout.
+// inputs until their last use, outputs to the end). Only offsets and buffer sizes change, in the
+// file as it is (runtime_ext/writer/plan_rewrite.h): every other field and the segment bytes stay.
+// A buffer whose new plan would not be smaller keeps its original layout. A bundled program
+// (.bpte) is re-planned inside: the result is the bundle with the same test sets.
 //
 //   Result<ReplanResult> r = replan_program(bytes, PlannerAlgorithm::Best);
 //   write(r->bytes);   // r->methods[m].buffers[b]: old size, new size, lower bound
@@ -17,6 +18,7 @@
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/planning/offset_planner.h>
+#include <runtime_ext/writer/plan_rewrite.h>
 
 namespace devplan::harness {
 
@@ -38,6 +40,7 @@ struct ReplanMethod {
 struct ReplanResult {
   std::vector<ReplanMethod> methods;
   std::vector<uint8_t> bytes;  // the re-planned program
+  RewriteKind rewrite = RewriteKind::InPlace;
 };
 
 // Errors: the program does not load (its error), a method does not validate, a planner error.

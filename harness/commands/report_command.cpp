@@ -1,7 +1,9 @@
 // devplan report [--out DIR] [--fuzz-cases N] [--seed S] [--runtime devplan|executorch]
-//                [--json] [--junit OUT.xml] FILE...
+//                [--max-device-allocation SIZE] [--max-host-buffer SIZE] [--json]
+//                [--junit OUT.xml] FILE...
 // The harness's main job: inspect, check, simulate and run every program, draw its pictures,
 // run a short fuzz campaign, and print one summary table (or one JSON document).
+#include <harness/commands/bundled_tests.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/program_summary.h>
@@ -13,6 +15,7 @@
 #include <harness/report/junit.h>
 #include <harness/report/timeline_svg.h>
 #include <runtime_ext/analysis/plan_check.h>
+#include <runtime_ext/core/byte_count.h>
 
 #include <chrono>
 #include <cstdio>
@@ -42,6 +45,11 @@ struct ProgramRow {
   // aten::convolution.out"): reported, not an error.
   std::vector<std::string> not_run;
   std::vector<std::string> write_errors;  // pictures that could not be written
+  // Bundled programs: their test cases run, and the failures ("forward test case 1: output 0
+  // element 2: ..."); cases that need a missing kernel or backend go to not_run.
+  size_t test_cases = 0;
+  size_t test_cases_passed = 0;
+  std::vector<std::string> test_failures;
 };
 
 // Why a method could not run, when the engine lacks what it needs (a kernel, a delegate's
@@ -69,11 +77,41 @@ std::string missing_capability(const Error& e) {
   return "";
 }
 
+// Why `method` cannot be executed within `ceilings` (execution reads and writes device bytes, so
+// device memory is host-backed there), as "17179869184 B (16.0 GiB) in one device buffer
+// (buffer 1, cuda:0) exceeds --max-device-allocation (4294967296 B (4.0 GiB))"; "" when it can.
+// Such a method is simulated unbacked and reported as not run, not as an error.
+std::string exceeded_ceiling(const MethodSummary& method, const MemoryCeilings& ceilings,
+                             RuntimeKind runtime) {
+  const uint64_t device_limit = ceilings.device_allocation_limit(DeviceBacking::Host);
+  uint64_t host_bytes = 0;
+  for (const BufferSummary& b : method.buffers) {
+    if (b.device.is_cpu()) {
+      host_bytes += b.size;
+    } else if (b.size > device_limit) {
+      return format_bytes(b.size) + " in one device buffer (buffer " + std::to_string(b.index) +
+             ", " + b.device.to_string() + ") exceeds --max-device-allocation (" +
+             format_bytes(device_limit) + ")";
+    }
+  }
+  // ExecuTorch's Module allocates its host buffers itself; the ceiling is runtime_ext's.
+  if (runtime == RuntimeKind::Devplan && host_bytes > ceilings.max_host_buffer_bytes) {
+    return format_bytes(host_bytes) + " of host planned memory exceeds --max-host-buffer (" +
+           format_bytes(ceilings.max_host_buffer_bytes) + ")";
+  }
+  return "";
+}
+
 std::string base_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const size_t dot = name.rfind(".pte");
-  return dot == std::string::npos ? name : name.substr(0, dot);
+  for (const std::string extension : {".pte", ".bpte"}) {
+    if (name.size() > extension.size() &&
+        name.compare(name.size() - extension.size(), extension.size(), extension) == 0) {
+      return name.substr(0, name.size() - extension.size());
+    }
+  }
+  return name;
 }
 
 // One row as JSON: the report's --json entry, and how a row comes back from a child process.
@@ -93,6 +131,9 @@ Json row_json(const ProgramRow& r) {
   if (!r.run_error.empty()) j["run_error"] = r.run_error;
   j["not_run"] = r.not_run;
   j["write_errors"] = r.write_errors;
+  j["test_cases"] = r.test_cases;
+  j["test_cases_passed"] = r.test_cases_passed;
+  j["test_failures"] = r.test_failures;
   return j;
 }
 
@@ -112,11 +153,41 @@ ProgramRow row_from_json(const Json& j) {
   r.run_error = j.value("run_error", "");
   r.not_run = j.at("not_run").get<std::vector<std::string>>();
   r.write_errors = j.at("write_errors").get<std::vector<std::string>>();
+  r.test_cases = j.value("test_cases", size_t{0});
+  r.test_cases_passed = j.value("test_cases_passed", size_t{0});
+  r.test_failures = j.at("test_failures").get<std::vector<std::string>>();
   return r;
 }
 
-ProgramRow report_program(const std::string& file, const std::string& out_dir,
-                          RuntimeKind runtime) {
+// A bundled program's test sets, run into `row`.
+void report_test_sets(const std::string& file, const BundledProgram& bundle, RuntimeKind runtime,
+                      const MemoryCeilings& ceilings, ProgramRow& row) {
+  BundledTestOptions options;
+  options.runtime = runtime;
+  options.ceilings = ceilings;
+  Result<BundledTestReport> tests = run_bundled_tests(file, bundle, options);
+  if (!tests.ok()) {
+    row.test_failures.push_back(tests.error().to_string());
+    return;
+  }
+  row.test_cases = tests->cases.size();
+  row.test_cases_passed = tests->passed();
+  row.leaks += tests->leak_lines.size();
+  row.misuse += tests->misuse_lines.size();
+  for (const TestCaseOutcome& t : tests->cases) {
+    if (t.passed) continue;
+    const std::string name = t.method + " test case " + std::to_string(t.index);
+    const std::string missing = t.error.ok() ? "" : missing_capability(t.error);
+    if (!missing.empty()) {
+      row.not_run.push_back(name + ": " + missing);
+    } else {
+      row.test_failures.push_back(name + ": " + t.message);
+    }
+  }
+}
+
+ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime,
+                          const MemoryCeilings& ceilings) {
   ProgramRow row;
   row.name = base_name(file);
   Result<ProgramImage> image = ProgramImage::map(file);
@@ -138,6 +209,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir,
   }
   SimulationOptions simulation;
   simulation.runtime = runtime;
+  simulation.ceilings = ceilings;
   Result<SimulationResult> sim = simulate_program(*image, simulation);
   if (sim.ok()) {
     row.allocations = sim->allocations.size();
@@ -148,9 +220,14 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir,
     if (!e.ok()) row.write_errors.push_back(e.to_string());
   }
   for (const MethodSummary& m : *summary) {
+    const std::string too_large = exceeded_ceiling(m, ceilings, runtime);
+    if (!too_large.empty()) {
+      row.not_run.push_back(m.name + ": " + too_large);
+      continue;
+    }
     bool usage_error = false;
     Result<RunReport> run =
-        run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime);
+        run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime, ceilings);
     if (!run.ok()) {
       const std::string missing = missing_capability(run.error());
       if (!missing.empty()) {
@@ -164,6 +241,8 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir,
     row.leaks += run->leak_lines.size();
     row.misuse += run->misuse_lines.size();
   }
+  if (image->bundled() != nullptr)
+    report_test_sets(file, *image->bundled(), runtime, ceilings, row);
   Result<std::string> svg = plot_program(file, {}, false);
   if (svg.ok()) {
     Error e = write_file(out_dir + "/" + row.name + ".svg", *svg);
@@ -175,10 +254,11 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir,
 // report_program, in a child process under ExecuTorch (which aborts on some programs): an
 // abort becomes the row's error and a misuse finding.
 ProgramRow report_program_isolated(const std::string& file, const std::string& out_dir,
-                                   RuntimeKind runtime, std::ostream& err) {
-  if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime);
+                                   RuntimeKind runtime, const MemoryCeilings& ceilings,
+                                   std::ostream& err) {
+  if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime, ceilings);
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = write_json(row_json(report_program(file, out_dir, runtime)));
+    *out = write_json(row_json(report_program(file, out_dir, runtime, ceilings)));
     std::cerr.flush();
     return 0;
   });
@@ -211,6 +291,7 @@ struct ReportCommandLine {
   std::string out_dir = "build/report";
   CampaignOptions fuzz;
   RuntimeKind runtime = RuntimeKind::Devplan;
+  MemoryCeilings ceilings;  // for the run step (host-backed); simulation is unbacked
   bool json = false;
   std::string junit;
 };
@@ -235,6 +316,7 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
       ->type_name("S")
       ->transform(cli::decimal_validator());
   add_runtime_option(*app, c.runtime);
+  add_memory_ceiling_options(*app, c.ceilings);
   add_json_flag(*app, c.json);
   app->add_option("--junit", c.junit, "also write JUnit XML: one case per program, one for fuzz")
       ->type_name("OUT.xml");
@@ -265,6 +347,7 @@ std::string row_failure(const ProgramRow& r) {
   if (r.misuse > 0) add(std::to_string(r.misuse) + " misuse");
   if (r.overlaps > 0) add(std::to_string(r.overlaps) + " overlaps");
   if (!r.run_error.empty()) add("run: " + r.run_error);
+  for (const std::string& line : r.test_failures) add("test failed: " + line);
   for (const std::string& line : r.write_errors) add("cannot write: " + line);
   return text;
 }
@@ -286,6 +369,10 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
                   r.misuse, r.overlaps, run.c_str());
     out << line << "\n";
     if (!r.run_error.empty()) out << "  run: " << r.run_error << "\n";
+    if (r.test_cases > 0) {
+      out << "  test cases: " << r.test_cases_passed << "/" << r.test_cases << " passed\n";
+    }
+    for (const std::string& text : r.test_failures) out << "  test FAILED: " << text << "\n";
     for (const std::string& text : r.not_run) out << "  not run: " << text << "\n";
     for (const std::string& text : r.write_errors) out << "  cannot write: " << text << "\n";
   }
@@ -373,7 +460,7 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   const auto start = std::chrono::steady_clock::now();
   ReportOutcome o;
   for (const std::string& file : c.files) {
-    o.rows.push_back(report_program_isolated(file, c.out_dir, c.runtime, err));
+    o.rows.push_back(report_program_isolated(file, c.out_dir, c.runtime, c.ceilings, err));
   }
   if (c.fuzz.max_cases > 0) o.campaign = run_campaign(c.fuzz, {});
   for (const ProgramRow& r : o.rows) {
@@ -381,7 +468,7 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
       ++o.errors;
       continue;
     }
-    o.program_findings += r.leaks + r.misuse + r.overlaps;
+    o.program_findings += r.leaks + r.misuse + r.overlaps + r.test_failures.size();
     o.errors += (r.run_error.empty() ? 0 : 1) + r.write_errors.size();
     o.total_allocations += r.allocations;
   }

@@ -1,5 +1,7 @@
 // devplan run FILE [--method NAME] [--input VALUES]... [--max-device-allocation SIZE]
-//                  [--max-host-buffer SIZE] [--json]
+//                  [--max-host-buffer SIZE] [--rtol R] [--atol A] [--json]
+// A bundled program (.bpte) without --input runs its test sets (harness/commands/bundled_tests.h).
+#include <harness/commands/bundled_tests.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/device_environment.h>
@@ -9,10 +11,13 @@
 #include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
 
+#include <harness/json/json.h>
+#include <harness/report/json_document.h>
 #include <harness/report/json_reports.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -28,6 +33,7 @@ struct RunCommandLine {
   DeviceKind device = DeviceKind::Simulated;
   RuntimeKind runtime = RuntimeKind::Devplan;
   MemoryCeilings ceilings;  // device memory is host-backed: execution reads and writes it
+  Tolerances tolerances;    // a bundled program's test sets
 };
 
 std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
@@ -41,6 +47,15 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
                            "not given are ones")
       ->type_name("VALUES");
   add_memory_ceiling_options(*app, c.ceilings);
+  app->add_option("--rtol", c.tolerances.rtol,
+                  "bundled programs: the relative tolerance of floating-point outputs (default "
+                  "1e-05, ExecuTorch's; the file gives none)")
+      ->type_name("R")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--atol", c.tolerances.atol,
+                  "bundled programs: the absolute tolerance (default 1e-08, ExecuTorch's)")
+      ->type_name("A")
+      ->check(CLI::NonNegativeNumber);
   add_device_kind_option(*app, c.device);
   add_runtime_option(*app, c.runtime);
   add_json_flag(*app, c.json);
@@ -102,8 +117,69 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
 
 namespace {
 
+// `run` on a bundled program: every test case of its test sets (of --method's only, when given).
+int run_test_sets(const RunCommandLine& c, const BundledProgram& bundle, const CLI::App& app,
+                  std::ostream& out, std::ostream& err) {
+  BundledTestOptions options;
+  options.method = c.method;
+  options.device = c.device;
+  options.runtime = c.runtime;
+  options.ceilings = c.ceilings;
+  options.tolerances = c.tolerances;
+  Result<BundledTestReport> report = run_bundled_tests(c.file, bundle, options);
+  if (!report.ok()) return cli::usage_error(app, report.error().message(), err);
+  const bool failed = report->passed() != report->cases.size();
+  const bool findings = !report->leak_lines.empty() || !report->misuse_lines.empty();
+  if (c.json) {
+    Json doc = json_document();
+    doc["runtime"] = runtime_name(c.runtime);
+    doc["rtol"] = c.tolerances.rtol;
+    doc["atol"] = c.tolerances.atol;
+    Json cases = Json::array();
+    for (const TestCaseOutcome& t : report->cases) {
+      Json j = {{"method", t.method},
+                {"test_case", t.index},
+                {"passed", t.passed},
+                {"max_difference", t.max_difference}};
+      if (!t.passed) j["message"] = t.message;
+      cases.push_back(std::move(j));
+    }
+    doc["test_cases"] = std::move(cases);
+    doc["passed"] = report->passed();
+    doc["failed"] = report->cases.size() - report->passed();
+    doc["leaks"] = report->leak_lines;
+    doc["misuse"] = report->misuse_lines;
+    out << write_json(doc) << "\n";
+  } else {
+    char tolerance[96];
+    std::snprintf(tolerance, sizeof(tolerance), "rtol %g, atol %g", c.tolerances.rtol,
+                  c.tolerances.atol);
+    out << "bundled program: " << report->cases.size() << " test cases (" << tolerance
+        << "; the file gives no tolerances)\n";
+    for (const TestCaseOutcome& t : report->cases) {
+      out << t.method << " test case " << t.index << ": ";
+      if (t.passed) {
+        out << "pass (largest difference " << format_number(t.max_difference) << ")\n";
+      } else {
+        out << "FAIL: " << t.message << "\n";
+      }
+    }
+    for (const std::string& line : report->leak_lines) out << "LEAK " << line << "\n";
+    for (const std::string& line : report->misuse_lines) out << "MISUSE " << line << "\n";
+    out << report->passed() << " passed, " << report->cases.size() - report->passed()
+        << " failed\n";
+  }
+  return failed || findings ? cli::kExitFinding : cli::kExitOk;
+}
+
 int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, std::ostream& err) {
   const bool json = c.json;
+  if (c.inputs.empty()) {
+    Result<ProgramImage> image = ProgramImage::map(c.file);
+    if (image.ok() && image->bundled() != nullptr) {
+      return run_test_sets(c, *image->bundled(), app, out, err);
+    }
+  }
   bool usage_error = false;
   Result<RunReport> report =
       run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime, c.ceilings);

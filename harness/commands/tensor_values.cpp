@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+
+#include <harness/commands/small_float.h>
 
 namespace devplan::harness {
 namespace {
@@ -21,25 +24,116 @@ T get(const std::vector<uint8_t>& bytes, size_t i) {
   return v;
 }
 
-bool is_supported(ScalarType t) {
-  switch (t) {
+// Every dtype whose elements are numbers of whole bytes: all of the schema's but the packed
+// sub-byte ones (quint4x2, quint2x4).
+Error check_supported(ScalarType t) {
+  if (t == ScalarType::QUInt4x2 || t == ScalarType::QUInt2x4) {
+    return Error(ErrorCode::NotSupported,
+                 "values of dtype " + scalar_type_name(t) +
+                     " are packed several to a byte and cannot be given or printed as numbers");
+  }
+  if (element_size(t) == 0) {
+    return Error(ErrorCode::NotSupported, "values of dtype " + scalar_type_name(t) +
+                                              " cannot be given or printed as numbers");
+  }
+  return Error::success();
+}
+
+// Writes `v` as element `k` of an integer dtype: a whole number within T's range.
+template <typename T>
+Error put_integer(std::vector<uint8_t>& bytes, size_t k, double v, ScalarType dtype) {
+  const double low = static_cast<double>(std::numeric_limits<T>::min());
+  // 2^bits for unsigned types and 2^(bits-1) for signed ones, exactly (T's max + 1).
+  const double high_exclusive = std::ldexp(1.0, std::numeric_limits<T>::digits);
+  if (!(v == std::trunc(v)) || v < low || v >= high_exclusive) {
+    return Error(ErrorCode::InvalidArgument,
+                 format_number(v) + " is not a value of " + scalar_type_name(dtype) + " (whole " +
+                     "numbers from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                     std::to_string(std::numeric_limits<T>::max()) + ")");
+  }
+  put<T>(bytes, k, static_cast<T>(v));
+  return Error::success();
+}
+
+Error put_value(std::vector<uint8_t>& bytes, size_t k, double v, ScalarType dtype) {
+  if (const SmallFloatFormat* format = small_float_format_of(dtype)) {
+    DEVPLAN_ASSIGN_OR_RETURN(uint32_t bits, encode_small_float(*format, v));
+    if (element_size(dtype) == 2) {
+      put<uint16_t>(bytes, k, static_cast<uint16_t>(bits));
+    } else {
+      put<uint8_t>(bytes, k, static_cast<uint8_t>(bits));
+    }
+    return Error::success();
+  }
+  switch (dtype) {
     case ScalarType::Float:
+      put<float>(bytes, k, static_cast<float>(v));
+      return Error::success();
     case ScalarType::Double:
-    case ScalarType::Char:
-    case ScalarType::Short:
-    case ScalarType::Int:
-    case ScalarType::Long:
-    case ScalarType::Byte:
+      put<double>(bytes, k, v);
+      return Error::success();
     case ScalarType::Bool:
-      return true;
+      put<uint8_t>(bytes, k, v != 0 ? 1 : 0);
+      return Error::success();
+    case ScalarType::Char:
+    case ScalarType::QInt8:
+      return put_integer<int8_t>(bytes, k, v, dtype);
+    case ScalarType::Byte:
+    case ScalarType::QUInt8:
+      return put_integer<uint8_t>(bytes, k, v, dtype);
+    case ScalarType::Short:
+      return put_integer<int16_t>(bytes, k, v, dtype);
+    case ScalarType::UInt16:
+    case ScalarType::Bits16:
+      return put_integer<uint16_t>(bytes, k, v, dtype);
+    case ScalarType::Int:
+    case ScalarType::QInt32:
+      return put_integer<int32_t>(bytes, k, v, dtype);
+    case ScalarType::UInt32:
+      return put_integer<uint32_t>(bytes, k, v, dtype);
+    case ScalarType::Long:
+      return put_integer<int64_t>(bytes, k, v, dtype);
+    case ScalarType::UInt64:
+      return put_integer<uint64_t>(bytes, k, v, dtype);
     default:
-      return false;
+      return check_supported(dtype);
   }
 }
 
-Error unsupported(ScalarType t) {
-  return Error(ErrorCode::NotSupported,
-               "values of dtype " + scalar_type_name(t) + " cannot be given or printed as numbers");
+std::string value_text(const std::vector<uint8_t>& bytes, size_t i, ScalarType dtype) {
+  if (const SmallFloatFormat* format = small_float_format_of(dtype)) {
+    const uint32_t bits =
+        element_size(dtype) == 2 ? get<uint16_t>(bytes, i) : get<uint8_t>(bytes, i);
+    return format_small_float(*format, bits);
+  }
+  switch (dtype) {
+    case ScalarType::Float:
+      return format_float(get<float>(bytes, i));
+    case ScalarType::Double:
+      return format_number(get<double>(bytes, i));
+    case ScalarType::Bool:
+      return get<uint8_t>(bytes, i) ? "true" : "false";
+    case ScalarType::Char:
+    case ScalarType::QInt8:
+      return std::to_string(get<int8_t>(bytes, i));
+    case ScalarType::Byte:
+    case ScalarType::QUInt8:
+      return std::to_string(get<uint8_t>(bytes, i));
+    case ScalarType::Short:
+      return std::to_string(get<int16_t>(bytes, i));
+    case ScalarType::UInt16:
+    case ScalarType::Bits16:
+      return std::to_string(get<uint16_t>(bytes, i));
+    case ScalarType::Int:
+    case ScalarType::QInt32:
+      return std::to_string(get<int32_t>(bytes, i));
+    case ScalarType::UInt32:
+      return std::to_string(get<uint32_t>(bytes, i));
+    case ScalarType::Long:
+      return std::to_string(get<int64_t>(bytes, i));
+    default:
+      return std::to_string(get<uint64_t>(bytes, i));  // UInt64
+  }
 }
 
 }  // namespace
@@ -115,7 +209,7 @@ Result<std::vector<double>> parse_number_list(const std::string& text) {
 
 Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, ScalarType dtype,
                                            int64_t numel) {
-  if (!is_supported(dtype)) return unsupported(dtype);
+  if (Error e = check_supported(dtype); !e.ok()) return e;
   if (values.size() != 1 && static_cast<int64_t>(values.size()) != numel) {
     return Error(ErrorCode::InvalidArgument, std::to_string(values.size()) + " values given for " +
                                                  std::to_string(numel) +
@@ -124,32 +218,17 @@ Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, Sc
   std::vector<uint8_t> bytes(static_cast<size_t>(numel) * element_size(dtype));
   for (int64_t i = 0; i < numel; ++i) {
     const double v = values.size() == 1 ? values[0] : values[static_cast<size_t>(i)];
-    const size_t k = static_cast<size_t>(i);
-    switch (dtype) {
-      case ScalarType::Float:
-        put<float>(bytes, k, static_cast<float>(v));
-        break;
-      case ScalarType::Double:
-        put<double>(bytes, k, v);
-        break;
-      case ScalarType::Char:
-        put<int8_t>(bytes, k, static_cast<int8_t>(v));
-        break;
-      case ScalarType::Short:
-        put<int16_t>(bytes, k, static_cast<int16_t>(v));
-        break;
-      case ScalarType::Int:
-        put<int32_t>(bytes, k, static_cast<int32_t>(v));
-        break;
-      case ScalarType::Long:
-        put<int64_t>(bytes, k, static_cast<int64_t>(v));
-        break;
-      case ScalarType::Byte:
-        put<uint8_t>(bytes, k, static_cast<uint8_t>(v));
-        break;
-      default:
-        put<uint8_t>(bytes, k, v != 0 ? 1 : 0);
-        break;  // Bool
+    if (Error e = put_value(bytes, static_cast<size_t>(i), v, dtype); !e.ok()) {
+      return values.size() == 1 ? e : e.with_context("element " + std::to_string(i));
+    }
+    if (values.size() == 1 && i == 0 && numel > 1) {
+      // One value fills every element: the rest are copies of the first.
+      const size_t size = element_size(dtype);
+      for (size_t k = 1; k < static_cast<size_t>(numel); ++k) {
+        std::copy(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(size),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(k * size));
+      }
+      break;
     }
   }
   return bytes;
@@ -157,38 +236,11 @@ Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, Sc
 
 Result<std::vector<std::string>> decode_values(const std::vector<uint8_t>& bytes,
                                                ScalarType dtype) {
-  if (!is_supported(dtype)) return unsupported(dtype);
+  if (Error e = check_supported(dtype); !e.ok()) return e;
   const size_t n = bytes.size() / element_size(dtype);
   std::vector<std::string> out;
   out.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    switch (dtype) {
-      case ScalarType::Float:
-        out.push_back(format_float(get<float>(bytes, i)));
-        break;
-      case ScalarType::Double:
-        out.push_back(format_number(get<double>(bytes, i)));
-        break;
-      case ScalarType::Char:
-        out.push_back(std::to_string(get<int8_t>(bytes, i)));
-        break;
-      case ScalarType::Short:
-        out.push_back(std::to_string(get<int16_t>(bytes, i)));
-        break;
-      case ScalarType::Int:
-        out.push_back(std::to_string(get<int32_t>(bytes, i)));
-        break;
-      case ScalarType::Long:
-        out.push_back(std::to_string(get<int64_t>(bytes, i)));
-        break;
-      case ScalarType::Byte:
-        out.push_back(std::to_string(get<uint8_t>(bytes, i)));
-        break;
-      default:
-        out.emplace_back(get<uint8_t>(bytes, i) ? "true" : "false");
-        break;
-    }
-  }
+  for (size_t i = 0; i < n; ++i) out.push_back(value_text(bytes, i, dtype));
   return out;
 }
 

@@ -22,11 +22,17 @@ Result<std::vector<std::vector<double>>> parse_run_inputs(const std::vector<std:
                                                           const std::string& method);
 
 // `numel` elements of `dtype` from `values`: one value fills every element, otherwise the
-// counts must match. float32, float64, int8/16/32/64, uint8, bool are supported.
+// counts must match. Every dtype of whole-byte elements is supported: the float types (float16,
+// bfloat16 and float8 round to nearest, see small_float.h), the signed and unsigned integers
+// and the quantized ones as their integers (qint8, quint8, qint32; bits16 as uint16), bool (0
+// is false). InvalidArgument naming the element for an integer that is not whole or out of
+// range (64-bit integers come as doubles: exact up to 2^53); NotSupported for quint4x2 and
+// quint2x4 (packed several to a byte).
 Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, ScalarType dtype,
                                            int64_t numel);
 
-// The elements of `bytes` as numbers (shortest text that reads back the same value).
+// The elements of `bytes` as numbers (shortest text that reads back the same value), for the
+// dtypes encode_values takes.
 Result<std::vector<std::string>> decode_values(const std::vector<uint8_t>& bytes, ScalarType dtype);
 
 // A double as the shortest decimal text that reads back to it ("5", "0.1", "1e+20").

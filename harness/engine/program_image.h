@@ -6,6 +6,10 @@
 //   Result<ProgramImage> image = ProgramImage::map("model.pte");   // no read, no copy
 //   Result<Program> program = image->program();                    // parsed in place
 //   open_session(RuntimeKind::Executorch, *image, env, options);   // ExecuTorch reads it too
+//
+// A bundled program (`.bpte`, runtime_ext/program/bundled_program.h) is an image of the program
+// inside it: bytes() are that program's, bundled() has the test sets and file_bytes() the whole
+// file, so every command that takes a program takes a bundled one.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +19,7 @@
 
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/core/span.h>
+#include <runtime_ext/program/bundled_program.h>
 #include <runtime_ext/program/program.h>
 
 namespace devplan::harness {
@@ -24,11 +29,20 @@ class ProgramImage {
   // An image of no bytes.
   ProgramImage() = default;
   // An image that owns `bytes` (implicit: call sites that hold bytes pass them as they are).
+  // Bundled bytes that do not parse give an image of no bytes (its program() fails); use
+  // from_bytes to see why.
   ProgramImage(std::vector<uint8_t> bytes);  // NOLINT(google-explicit-constructor)
 
   // Maps the file at `path` read-only. The errors of MmapDataLoader::open (AccessFailed naming
-  // the path and the reason).
+  // the path and the reason), and of BundledProgram::parse for a bundled program.
   static Result<ProgramImage> map(const std::string& path);
+  // An image owning `bytes`; BundledProgram::parse's errors for a bundled program.
+  static Result<ProgramImage> from_bytes(std::vector<uint8_t> bytes);
+
+  // The test sets when the file is a bundled program, else nullptr.
+  const BundledProgram* bundled() const { return bundle_.get(); }
+  // The whole file: the bundle for a bundled program, else bytes().
+  Span<const uint8_t> file_bytes() const { return file_bytes_; }
 
   Span<const uint8_t> bytes() const { return bytes_; }
   const uint8_t* data() const { return bytes_.data(); }
@@ -40,8 +54,13 @@ class ProgramImage {
   Result<Program> program() const;
 
  private:
+  // Reads the bundle in file_bytes_, when it is one: bytes_ become the program inside.
+  Error open_bundle();
+
   std::shared_ptr<const void> owner_;  // the mapping or the owned vector
+  Span<const uint8_t> file_bytes_;
   Span<const uint8_t> bytes_;
+  std::shared_ptr<const BundledProgram> bundle_;
 };
 
 }  // namespace devplan::harness

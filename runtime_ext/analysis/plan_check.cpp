@@ -70,29 +70,42 @@ size_t returned_args(const InstructionInfo& ins) {
   return std::max<size_t>(returned, 1);
 }
 
-// Which values are ever written, and which are read by the first instruction that names them
-// (before anything writes them), by the rules in plan_check.h.
+// Which values are ever written and when first, and which are read by the first instruction
+// that names them (before anything writes them), by the rules in plan_check.h.
 struct WriteFacts {
+  static constexpr int32_t kBeforeFirstStep = -1;  // method inputs, initial values
+  static constexpr int32_t kNever = INT32_MAX;
+
   std::vector<bool> written;
   std::vector<bool> read_first;
+  std::vector<int32_t> first_write;  // per value: the step of its first write, or the above
 };
 
 WriteFacts write_facts(const MethodPlan& plan) {
   const size_t n = plan.values.size();
-  WriteFacts facts{std::vector<bool>(n, false), std::vector<bool>(n, false)};
+  WriteFacts facts{std::vector<bool>(n, false), std::vector<bool>(n, false),
+                   std::vector<int32_t>(n, WriteFacts::kNever)};
   std::vector<bool> named(n, false);
-  for (int32_t input : plan.inputs) facts.written[input] = named[input] = true;
+  auto written_before_start = [&](size_t v) {
+    facts.written[v] = named[v] = true;
+    facts.first_write[v] = WriteFacts::kBeforeFirstStep;
+  };
+  for (int32_t input : plan.inputs) written_before_start(static_cast<size_t>(input));
   for (size_t v = 0; v < n; ++v) {
     const ValueInfo& value = plan.values[v];
     if (value.tag == ValueTag::Tensor &&
         value.tensor.storage == TensorStorage::PlannedWithInitial) {
-      facts.written[v] = named[v] = true;
+      written_before_start(v);
     }
   }
+  int32_t step = 0;
   auto use = [&](int32_t value, bool writes) {
     if (!named[value]) facts.read_first[value] = !writes;
     named[value] = true;
-    if (writes) facts.written[value] = true;
+    if (writes && !facts.written[value]) {
+      facts.written[value] = true;
+      facts.first_write[value] = step;
+    }
   };
   for (const ChainInfo& chain : plan.chains) {
     for (const InstructionInfo& ins : chain.instructions) {
@@ -130,7 +143,14 @@ WriteFacts write_facts(const MethodPlan& plan) {
         case InstructionKind::Free:
           break;
       }
+      ++step;
     }
+  }
+  // A tensor read before it is written holds state from the previous execution (a mutable
+  // buffer): it holds its bytes from the start.
+  for (size_t v = 0; v < n; ++v) {
+    if (facts.read_first[v] && facts.written[v])
+      facts.first_write[v] = WriteFacts::kBeforeFirstStep;
   }
   return facts;
 }
@@ -140,12 +160,28 @@ bool inside(const TensorInfo& inner, const TensorInfo& outer) {
          inner.offset + inner.nbytes <= outer.offset + outer.nbytes;
 }
 
-// For each planned tensor that no instruction writes and that lies inside the bytes of a
-// written planned tensor of its buffer: that tensor, the one holding those bytes when the view
-// is first used (the latest to start at or before that step; the larger on a tie).
-std::vector<int32_t> find_aliases(const MethodPlan& plan, const std::vector<bool>& written,
-                                  const std::vector<Lifetime>& life) {
-  std::vector<int32_t> alias_of(plan.values.size(), -1);
+bool share_bytes(const TensorInfo& a, const TensorInfo& b) {
+  return a.buffer_index == b.buffer_index && a.offset < b.offset + b.nbytes &&
+         b.offset < a.offset + a.nbytes;
+}
+
+// The views of a method and their bases (see find_aliases).
+struct Aliases {
+  std::vector<int32_t> alias_of;      // per value: its base, or -1
+  std::vector<std::string> warnings;  // views whose bytes no live tensor holds
+};
+
+// A view is a planned tensor that no instruction writes and that lies inside the bytes of a
+// written planned tensor of its buffer. Its base is the tensor that holds the view's bytes when
+// the view is first used (step f): of the written tensors covering them, the one written most
+// recently before f (an instruction reads its arguments before it writes, so one written at f
+// does not count), on a tie the one still named at f or later, then the smaller, then the lower
+// index. That base must still hold the bytes: when another tensor written after it and before f
+// shares some of them, no tensor is live there and the view has no base (a warning says so).
+Aliases find_aliases(const MethodPlan& plan, const WriteFacts& facts,
+                     const std::vector<Lifetime>& life) {
+  Aliases aliases;
+  aliases.alias_of.assign(plan.values.size(), -1);
   std::vector<int32_t> planned;
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValueInfo& value = plan.values[v];
@@ -153,22 +189,56 @@ std::vector<int32_t> find_aliases(const MethodPlan& plan, const std::vector<bool
       planned.push_back(static_cast<int32_t>(v));
     }
   }
+  const std::vector<int32_t>& wrote = facts.first_write;
   for (int32_t v : planned) {
-    if (written[v] || life[v].first < 0) continue;
+    if (facts.written[v] || life[v].first < 0) continue;
     const TensorInfo& t = plan.values[v].tensor;
+    const int32_t f = life[v].first;
+    auto better = [&](int32_t u, int32_t base) {
+      if (wrote[u] != wrote[base]) return wrote[u] > wrote[base];
+      const bool u_live = life[u].last >= f, base_live = life[base].last >= f;
+      if (u_live != base_live) return u_live;
+      const uint64_t u_bytes = plan.values[u].tensor.nbytes;
+      const uint64_t base_bytes = plan.values[base].tensor.nbytes;
+      if (u_bytes != base_bytes) return u_bytes < base_bytes;
+      return u < base;
+    };
     int32_t base = -1;
+    bool covered = false;  // some written tensor covers the view's bytes, at any time
     for (int32_t u : planned) {
-      if (u == v || !written[u] || !inside(t, plan.values[u].tensor)) continue;
-      if (life[u].first < 0 || life[u].first > life[v].first) continue;
-      if (base < 0 || life[u].first > life[base].first ||
-          (life[u].first == life[base].first &&
-           plan.values[u].tensor.nbytes > plan.values[base].tensor.nbytes)) {
-        base = u;
-      }
+      if (u == v || !facts.written[u] || !inside(t, plan.values[u].tensor)) continue;
+      covered = true;
+      if (wrote[u] >= f) continue;
+      if (base < 0 || better(u, base)) base = u;
     }
-    alias_of[v] = base;
+    if (!covered) continue;  // not a view: a tensor of its own (a mutable buffer when read)
+    int32_t clobber = -1;
+    for (int32_t x = 0; base >= 0 && x < static_cast<int32_t>(plan.values.size()); ++x) {
+      const ValueInfo& value = plan.values[x];
+      if (x == v || x == base || !facts.written[x] || value.tag != ValueTag::Tensor ||
+          !value.tensor.is_planned() || value.tensor.nbytes == 0) {
+        continue;
+      }
+      if (wrote[x] > wrote[base] && wrote[x] < f && share_bytes(t, value.tensor)) clobber = x;
+    }
+    const std::string view = "value " + std::to_string(v) + ": a view of bytes [" +
+                             std::to_string(t.offset) + ", " + std::to_string(t.offset + t.nbytes) +
+                             ") of buffer " + std::to_string(t.buffer_index);
+    if (base < 0) {
+      aliases.warnings.push_back(view +
+                                 " has no base: no tensor holding those bytes was "
+                                 "written before its first use (instruction " +
+                                 std::to_string(f) + ")");
+    } else if (clobber >= 0) {
+      aliases.warnings.push_back(
+          view + " has no base: value " + std::to_string(clobber) +
+          " overwrote some of those bytes after value " + std::to_string(base) +
+          " wrote them, before its first use (instruction " + std::to_string(f) + ")");
+    } else {
+      aliases.alias_of[v] = base;
+    }
   }
-  return alias_of;
+  return aliases;
 }
 
 }  // namespace
@@ -178,7 +248,9 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
   check.name = plan.name;
   check.lifetimes = value_lifetimes(plan, &check.num_steps);
   const WriteFacts facts = write_facts(plan);
-  check.alias_of = find_aliases(plan, facts.written, check.lifetimes);
+  Aliases aliases = find_aliases(plan, facts, check.lifetimes);
+  check.alias_of = std::move(aliases.alias_of);
+  check.warnings = std::move(aliases.warnings);
   const std::vector<bool>& read_first = facts.read_first;
   check.mutable_buffer.assign(plan.values.size(), false);
   std::vector<bool> is_input(plan.values.size(), false);

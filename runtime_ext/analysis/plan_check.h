@@ -19,7 +19,10 @@
 //   and tensors with an initial value count as written.
 // - An alias (a view): a planned tensor that no instruction writes and that lies inside the
 //   bytes of another planned tensor of the same buffer. Its base is the written tensor holding
-//   those bytes when the view is first used (the latest to start at or before that step). The
+//   those bytes when the view is first used: the one written most recently before that step
+//   (not at it: an instruction reads before it writes; ties: the one named at that step or
+//   later, then the smaller, then the lower index). When a tensor written later, still before
+//   the first use, overwrote some of the view's bytes, the view has no base (a warning). The
 //   view's uses extend its base's lifetime, and the view is left out of overlaps and the lower
 //   bound.
 // - A mutable buffer (state kept across executions): a planned tensor, not an input and not an

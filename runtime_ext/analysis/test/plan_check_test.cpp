@@ -41,10 +41,11 @@ TEST(PlanCheckTest, ReferenceProgramIsCleanWithItsLowerBounds) {
   EXPECT_EQ(c.buffers[1].device, Device::cuda(0));
 }
 
-TEST(PlanCheckTest, AViewReadAfterItsBaseIsOverwrittenIsAnOverlap) {
-  // cpu: a [0,16) input; v = view of a (bytes [0,8), written by nothing); t = add(a, a) written
-  // into a's bytes at step 0; then v is read at step 1: its base a must still be live, so t
-  // overlapping a while v is in use is a real overlap.
+TEST(PlanCheckTest, AViewOfAnInPlaceResultHasThatResultAsItsBase) {
+  // cpu: a [0,16) input; t = add(a, a) written into a's bytes at step 0; v = view of bytes
+  // [0,8), written by nothing, read at step 1. At step 1 the bytes hold t (written at step 0,
+  // after the input a): v is a view of t, and a lives only to its last read. a and t still
+  // share bytes at step 0, where a is read and t written: an overlap.
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
   const uint32_t host = m.add_buffer(16);
@@ -59,11 +60,238 @@ TEST(PlanCheckTest, AViewReadAfterItsBaseIsOverwrittenIsAnOverlap) {
   m.set_inputs({a});
   m.set_outputs({t, u});
   const MethodCheck c = check_method_plan(builder.method(0).plan());
-  EXPECT_EQ(c.alias_of[v], a);
-  EXPECT_EQ(c.lifetimes[a].last, 1);  // kept alive by its view
-  ASSERT_FALSE(c.overlaps.empty());
+  EXPECT_EQ(c.alias_of[v], t);
+  EXPECT_EQ(c.lifetimes[a].first, 0);
+  EXPECT_EQ(c.lifetimes[a].last, 0);
+  EXPECT_EQ(c.lifetimes[t].first, 0);
+  EXPECT_EQ(c.lifetimes[t].last, 1);
+  EXPECT_TRUE(c.warnings.empty());
+  ASSERT_EQ(c.overlaps.size(), 2u);  // a with t at step 0, and t with u (bytes [8,16)) at 1
   EXPECT_EQ(c.overlaps[0].value_a, a);
   EXPECT_EQ(c.overlaps[0].value_b, t);
+  EXPECT_EQ(c.overlaps[0].first_step, 0);
+  EXPECT_EQ(c.overlaps[0].last_step, 0);
+  EXPECT_EQ(c.overlaps[1].value_a, t);
+  EXPECT_EQ(c.overlaps[1].value_b, u);
+  EXPECT_EQ(c.overlaps[1].first_step, 1);
+  EXPECT_EQ(c.overlaps[1].last_step, 1);
+}
+
+// Builders for the view-base tests: one host buffer of 1 KiB, float tensors of `n` elements at a
+// byte offset, and `add.out(a, a, 1, out)` steps.
+struct ViewMethod {
+  ProgramBuilder builder;
+  MethodBuilder* m = nullptr;
+  uint32_t host = 0;
+  int32_t alpha = -1;
+  ViewMethod() {
+    m = &builder.add_method("forward");
+    host = m->add_buffer(1024);
+    alpha = m->add_int(1);
+    m->add_chain();
+  }
+  int32_t tensor(int32_t n, uint64_t offset) {
+    return m->add_planned_tensor(TensorSpec::of(ScalarType::Float, {n}), host, offset);
+  }
+  // Reads `a` and writes `out`.
+  void add(int32_t a, int32_t out) {
+    m->add_kernel_call("aten::add", "out", {a, a, alpha, out, out});
+  }
+  MethodCheck check() const { return check_method_plan(builder.method(0).plan()); }
+};
+
+// The shape of a real exporter's program (a quantized CNN): a 64 B view v lies inside the bytes
+// of a large tensor L, written first and last read at step 1, and of a small tensor S written at
+// step 2, just before v's first use at step 3. S holds the bytes then: S is the base, L keeps
+// its own lifetime, and nothing overlaps.
+TEST(PlanCheckViewBaseTest, TheTensorWrittenLastBeforeTheFirstUseIsTheBase) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);     // input, [512, 528)
+  const int32_t big = f.tensor(64, 0);    // L: [0, 256)
+  const int32_t y = f.tensor(64, 256);    // [256, 512)
+  const int32_t small = f.tensor(32, 0);  // S: [0, 128)
+  const int32_t v = f.tensor(16, 64);     // the view: [64, 128)
+  const int32_t z = f.tensor(16, 600);    // [600, 664)
+  f.add(x, big);                          // step 0
+  f.add(big, y);                          // step 1: L's last read
+  f.add(y, small);                        // step 2
+  f.add(v, z);                            // step 3: the view's first use
+  f.m->set_inputs({x});
+  f.m->set_outputs({z});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[v], small);
+  EXPECT_EQ(c.lifetimes[big].first, 0);
+  EXPECT_EQ(c.lifetimes[big].last, 1);
+  EXPECT_EQ(c.lifetimes[small].first, 2);
+  EXPECT_EQ(c.lifetimes[small].last, 3);
+  EXPECT_EQ(c.lifetimes[v].first, 3);
+  EXPECT_EQ(c.lifetimes[v].last, 3);
+  EXPECT_FALSE(c.mutable_buffer[v]);
+  EXPECT_TRUE(c.overlaps.empty());
+  EXPECT_TRUE(c.warnings.empty());
+  // Step 1: L and y (512 B); the view does not count.
+  EXPECT_EQ(c.buffers[0].lower_bound, 512u);
+}
+
+// Two written tensors hold the view's bytes and are both live at its first use (they overlap
+// each other, a finding of its own): the one written more recently is the base.
+TEST(PlanCheckViewBaseTest, OfTwoLiveCandidatesTheMoreRecentlyWrittenIsTheBase) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);
+  const int32_t p = f.tensor(32, 0);  // [0, 128), written at 0, read at 3
+  const int32_t q = f.tensor(16, 0);  // [0, 64), written at 1
+  const int32_t v = f.tensor(8, 32);  // [32, 64)
+  const int32_t o1 = f.tensor(4, 600);
+  const int32_t o2 = f.tensor(4, 700);
+  f.add(x, p);   // 0
+  f.add(x, q);   // 1
+  f.add(v, o1);  // 2: first use of v
+  f.add(p, o2);  // 3
+  f.m->set_inputs({x});
+  f.m->set_outputs({o1, o2});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[v], q);
+  EXPECT_EQ(c.lifetimes[q].first, 1);
+  EXPECT_EQ(c.lifetimes[q].last, 2);
+  EXPECT_EQ(c.lifetimes[p].first, 0);
+  EXPECT_EQ(c.lifetimes[p].last, 3);
+  ASSERT_EQ(c.overlaps.size(), 1u);
+  EXPECT_EQ(c.overlaps[0].value_a, p);
+  EXPECT_EQ(c.overlaps[0].value_b, q);
+  EXPECT_EQ(c.overlaps[0].first_step, 1);
+  EXPECT_EQ(c.overlaps[0].last_step, 2);
+}
+
+// Candidates written by one instruction (a delegate's two outputs): the one still used at the
+// view's first use or later wins; when neither is, the smaller.
+TEST(PlanCheckViewBaseTest, CandidatesWrittenTogetherPreferTheLiveOneThenTheSmaller) {
+  for (const bool p_read_later : {true, false}) {
+    ViewMethod f;
+    const int32_t x = f.tensor(4, 512);
+    const int32_t p = f.tensor(32, 0);  // [0, 128)
+    const int32_t q = f.tensor(16, 0);  // [0, 64)
+    const int32_t v = f.tensor(8, 32);  // [32, 64)
+    const int32_t o1 = f.tensor(4, 600);
+    const int32_t o2 = f.tensor(4, 700);
+    const int32_t delegate = f.m->add_delegate("SomeBackend", {'x'}, {});
+    f.m->add_delegate_call(delegate, {x, p, q});  // 0: writes p and q
+    f.add(v, o1);                                 // 1: first use of v
+    f.m->set_outputs({o1});
+    if (p_read_later) {
+      f.add(p, o2);  // 2
+      f.m->set_outputs({o1, o2});
+    }
+    f.m->set_inputs({x});
+    const MethodCheck c = f.check();
+    SCOPED_TRACE(p_read_later ? "p read at step 2" : "neither read after step 0");
+    EXPECT_EQ(c.alias_of[v], p_read_later ? p : q);
+    EXPECT_EQ(c.lifetimes[v].first, 1);
+    const int32_t base = p_read_later ? p : q;
+    EXPECT_EQ(c.lifetimes[base].first, 0);
+    EXPECT_EQ(c.lifetimes[base].last, p_read_later ? 2 : 1);
+  }
+}
+
+// Nested candidates: whichever of the outer and the inner tensor was written later is the base,
+// whatever their sizes.
+TEST(PlanCheckViewBaseTest, NestedCandidatesTheLaterWrittenIsTheBase) {
+  for (const bool inner_last : {true, false}) {
+    ViewMethod f;
+    const int32_t x = f.tensor(4, 512);
+    const int32_t outer = f.tensor(64, 0);   // [0, 256)
+    const int32_t inner = f.tensor(16, 64);  // [64, 128)
+    const int32_t v = f.tensor(4, 80);       // [80, 96)
+    const int32_t o = f.tensor(4, 600);
+    const int32_t o2 = f.tensor(4, 700);
+    const int32_t first = inner_last ? outer : inner;
+    const int32_t second = inner_last ? inner : outer;
+    f.add(x, first);   // 0
+    f.add(first, o2);  // 1: its last read
+    f.add(x, second);  // 2
+    f.add(v, o);       // 3
+    f.m->set_inputs({x});
+    f.m->set_outputs({o, o2});
+    const MethodCheck c = f.check();
+    SCOPED_TRACE(inner_last ? "inner written last" : "outer written last");
+    EXPECT_EQ(c.alias_of[v], second);
+    EXPECT_EQ(c.lifetimes[second].first, 2);
+    EXPECT_EQ(c.lifetimes[second].last, 3);
+    EXPECT_EQ(c.lifetimes[first].first, 0);
+    EXPECT_EQ(c.lifetimes[first].last, 1);
+    EXPECT_TRUE(c.overlaps.empty());
+  }
+}
+
+// A tensor written by the view's first instruction is not its base (an instruction reads its
+// arguments before it writes): the one written before is, and it overlaps the new one there.
+TEST(PlanCheckViewBaseTest, ACandidateWrittenAtTheFirstUseIsNotTheBase) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);
+  const int32_t b = f.tensor(32, 0);  // [0, 128), written at 0
+  const int32_t w = f.tensor(32, 0);  // [0, 128), written at 1 by the instruction reading v
+  const int32_t v = f.tensor(8, 32);  // [32, 64)
+  f.add(x, b);                        // 0
+  f.add(v, w);                        // 1
+  f.m->set_inputs({x});
+  f.m->set_outputs({w});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[v], b);
+  EXPECT_EQ(c.lifetimes[b].first, 0);
+  EXPECT_EQ(c.lifetimes[b].last, 1);
+  ASSERT_EQ(c.overlaps.size(), 1u);
+  EXPECT_EQ(c.overlaps[0].value_a, b);
+  EXPECT_EQ(c.overlaps[0].value_b, w);
+  EXPECT_EQ(c.overlaps[0].first_step, 1);
+}
+
+// When a tensor written after the candidate overwrote part of the view's bytes, no tensor holds
+// them at the first use: no base, and a warning saying which tensor overwrote them.
+TEST(PlanCheckViewBaseTest, BytesPartlyOverwrittenBeforeTheFirstUseLeaveTheViewWithoutABase) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);
+  const int32_t b = f.tensor(32, 0);    // [0, 128), written at 0
+  const int32_t c2 = f.tensor(16, 96);  // [96, 160), written at 1
+  const int32_t v = f.tensor(16, 64);   // [64, 128)
+  const int32_t o = f.tensor(4, 600);
+  f.add(x, b);   // 0
+  f.add(x, c2);  // 1
+  f.add(v, o);   // 2
+  f.m->set_inputs({x});
+  f.m->set_outputs({o});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[v], -1);
+  EXPECT_EQ(c.lifetimes[b].last, 0);  // not extended by the view
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "value " + std::to_string(v) +
+                               ": a view of bytes [64, 128) of buffer 0 has no base: "
+                               "value " +
+                               std::to_string(c2) + " overwrote some of those bytes after value " +
+                               std::to_string(b) +
+                               " wrote them, before its first use (instruction 2)");
+}
+
+TEST(PlanCheckViewBaseTest, AViewWhoseOnlyCandidateIsWrittenLaterHasNoBase) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);
+  const int32_t v = f.tensor(8, 32);  // [32, 64), read at 0
+  const int32_t b = f.tensor(32, 0);  // [0, 128), written at 1
+  const int32_t o = f.tensor(4, 600);
+  f.add(v, o);  // 0
+  f.add(x, b);  // 1
+  f.m->set_inputs({x});
+  f.m->set_outputs({o, b});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[v], -1);
+  // Read before anything writes it: state of its own, live throughout, overlapping b.
+  EXPECT_TRUE(c.mutable_buffer[v]);
+  ASSERT_EQ(c.overlaps.size(), 1u);
+  EXPECT_EQ(c.overlaps[0].value_a, v);
+  EXPECT_EQ(c.overlaps[0].value_b, b);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "value " + std::to_string(v) +
+                               ": a view of bytes [32, 64) of buffer 0 has no base: no tensor "
+                               "holding those bytes was written before its first use "
+                               "(instruction 0)");
 }
 
 // m is read before anything writes it and is not an input: a mutable buffer, whose state must

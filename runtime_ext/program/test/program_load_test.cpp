@@ -225,7 +225,8 @@ std::vector<uint8_t> raw_program(bool segment_without_header, bool bad_constant_
   std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans{
       fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"))};
   std::vector<flatbuffers::Offset<fb::DataSegment>> segments;
-  if (segment_without_header) segments.push_back(fb::CreateDataSegment(fbb, 0, 4));
+  if (segment_without_header)
+    segments.push_back(fb::CreateDataSegment(fbb, uint64_t{0}, uint64_t{4}));
   flatbuffers::Offset<fb::SubsegmentOffsets> constants = 0;
   if (bad_constant_segment) {
     constants = fb::CreateSubsegmentOffsets(fbb, 3, fbb.CreateVector(std::vector<uint64_t>{0, 0}));
@@ -256,7 +257,8 @@ std::vector<uint8_t> program_with_one_segment(uint32_t segment_index,
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans{
       fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"))};
-  std::vector<flatbuffers::Offset<fb::DataSegment>> segments{fb::CreateDataSegment(fbb, 0, 0)};
+  std::vector<flatbuffers::Offset<fb::DataSegment>> segments{
+      fb::CreateDataSegment(fbb, uint64_t{0}, uint64_t{0})};
   auto constants = fb::CreateSubsegmentOffsets(fbb, segment_index, fbb.CreateVector(offsets));
   auto root = fb::CreateProgram(fbb, 0, fbb.CreateVector(plans), 0, 0, fbb.CreateVector(segments),
                                 constants);
