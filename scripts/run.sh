@@ -25,7 +25,12 @@ if [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" = 1 ]; then
   exit 0
 fi
 echo
-# Not devplan_legacy.pte: ExecuTorch 1.5.1 cannot set its inputs (docs/executorch-divergences.md).
+# Not devplan_legacy.pte: ExecuTorch 1.5.1 cannot set its inputs. Not model_scale_64gib.pte:
+# ExecuTorch 1.5.1 writes a device tensor's initial value with a host memcpy, which faults on
+# device memory (a finding that ExecutorchFindings.AnInitialValueOnADeviceIsWrittenByTheHost
+# pins; `devplan simulate --runtime executorch` on it shows it). Both in
+# docs/executorch-divergences.md.
 exec build/bin/devplan report --runtime executorch --out build/report-executorch \
-  build/fixtures/programs/*.pte fixtures/executorch/add.pte "$upstream"/*.pte \
+  $(ls build/fixtures/programs/*.pte | grep -v model_scale_64gib.pte) fixtures/executorch/add.pte \
+  "$upstream"/*.pte \
   $(ls "$exported"/*.pte | grep -v devplan_legacy.pte) "$exported"/*.bpte
