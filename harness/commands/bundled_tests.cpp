@@ -11,22 +11,6 @@
 namespace devplan::harness {
 namespace {
 
-bool is_floating(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float:
-    case ScalarType::Double:
-    case ScalarType::Half:
-    case ScalarType::BFloat16:
-    case ScalarType::Float8_e5m2:
-    case ScalarType::Float8_e4m3fn:
-    case ScalarType::Float8_e5m2fnuz:
-    case ScalarType::Float8_e4m3fnuz:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::string sizes_text(const std::vector<int32_t>& sizes) {
   std::string text = "[";
   for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
@@ -104,7 +88,7 @@ std::string compare_output(const OutputValues& actual, const BundledValue& expec
            std::to_string(want->size());
   }
   const bool floating = expected.tag == ValueTag::Double ||
-                        (expected.tag == ValueTag::Tensor && is_floating(expected.dtype));
+                        (expected.tag == ValueTag::Tensor && is_floating_dtype(expected.dtype));
   for (size_t i = 0; i < want->size(); ++i) {
     const std::string& a = actual.values[i];
     const std::string& e = (*want)[i];

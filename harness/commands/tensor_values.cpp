@@ -169,6 +169,11 @@ std::string format_float(float value) {
   return buf;
 }
 
+bool is_floating_dtype(ScalarType dtype) {
+  return dtype == ScalarType::Float || dtype == ScalarType::Double ||
+         small_float_format_of(dtype) != nullptr;
+}
+
 Result<std::vector<std::vector<double>>> parse_run_inputs(const std::vector<std::string>& given,
                                                           size_t num_inputs,
                                                           const std::string& method) {

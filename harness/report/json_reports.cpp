@@ -5,6 +5,7 @@
 
 #include <harness/cli/exit_codes.h>
 #include <harness/commands/device_statistics.h>
+#include <harness/commands/tensor_values.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
 #include <harness/report/summary_line.h>
@@ -45,23 +46,6 @@ Json allocation_json(const AllocationRecord& a) {
           {"size", a.size},
           {"alignment", a.alignment},
           {"owner", a.owner}};
-}
-
-// Whether elements of `dtype` are floating-point numbers.
-bool is_floating(ScalarType dtype) {
-  switch (dtype) {
-    case ScalarType::Half:
-    case ScalarType::Float:
-    case ScalarType::Double:
-    case ScalarType::BFloat16:
-    case ScalarType::Float8_e5m2:
-    case ScalarType::Float8_e4m3fn:
-    case ScalarType::Float8_e5m2fnuz:
-    case ScalarType::Float8_e4m3fnuz:
-      return true;
-    default:
-      return false;
-  }
 }
 
 // An output element as formatted by tensor_values ("3", "-0.5", "true", "nan"): a JSON number
@@ -244,7 +228,7 @@ std::string run_json(const RunReport& report) {
     }
     Json values = Json::array();
     const bool floating = o.tag == ValueTag::Tensor
-                              ? is_floating(o.dtype)
+                              ? is_floating_dtype(o.dtype)
                               : o.tag == ValueTag::Double || o.tag == ValueTag::DoubleList;
     for (const std::string& v : o.values) values.push_back(element_json(v, floating));
     output["values"] = std::move(values);
