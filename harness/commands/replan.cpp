@@ -112,7 +112,7 @@ Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm 
     result.methods.push_back(std::move(method));
   }
   DEVPLAN_ASSIGN_OR_RETURN(RewrittenProgram rewritten, rewrite_memory_plan(image.bytes(), edits));
-  result.rewrite = rewritten.kind;
+  result.appended_tables = rewritten.appended;
   if (image.bundled() != nullptr) {
     // A bundled program stays one: the same test sets around the re-planned program.
     DEVPLAN_ASSIGN_OR_RETURN(result.bytes,

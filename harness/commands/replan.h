@@ -40,7 +40,7 @@ struct ReplanMethod {
 struct ReplanResult {
   std::vector<ReplanMethod> methods;
   std::vector<uint8_t> bytes;  // the re-planned program
-  RewriteKind rewrite = RewriteKind::InPlace;
+  size_t appended_tables = 0;  // see RewrittenProgram::appended
 };
 
 // Errors: the program does not load (its error), a method does not validate, a planner error.

@@ -226,15 +226,6 @@ Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, Sc
     if (Error e = put_value(bytes, static_cast<size_t>(i), v, dtype); !e.ok()) {
       return values.size() == 1 ? e : e.with_context("element " + std::to_string(i));
     }
-    if (values.size() == 1 && i == 0 && numel > 1) {
-      // One value fills every element: the rest are copies of the first.
-      const size_t size = element_size(dtype);
-      for (size_t k = 1; k < static_cast<size_t>(numel); ++k) {
-        std::copy(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(size),
-                  bytes.begin() + static_cast<std::ptrdiff_t>(k * size));
-      }
-      break;
-    }
   }
   return bytes;
 }

@@ -8,7 +8,11 @@ namespace devplan::harness {
 
 ProgramImage::ProgramImage(std::vector<uint8_t> bytes) {
   Result<ProgramImage> image = from_bytes(std::move(bytes));
-  if (image.ok()) *this = std::move(*image);
+  if (image.ok()) {
+    *this = std::move(*image);
+  } else {
+    bundle_error_ = image.error();
+  }
 }
 
 Result<ProgramImage> ProgramImage::from_bytes(std::vector<uint8_t> bytes) {
@@ -42,6 +46,9 @@ std::vector<uint8_t> ProgramImage::to_vector() const {
   return std::vector<uint8_t>(bytes_.begin(), bytes_.end());
 }
 
-Result<Program> ProgramImage::program() const { return Program::load_in_place(bytes_, owner_); }
+Result<Program> ProgramImage::program() const {
+  if (!bundle_error_.ok()) return bundle_error_;
+  return Program::load_in_place(bytes_, owner_);
+}
 
 }  // namespace devplan::harness

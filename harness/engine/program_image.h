@@ -29,8 +29,7 @@ class ProgramImage {
   // An image of no bytes.
   ProgramImage() = default;
   // An image that owns `bytes` (implicit: call sites that hold bytes pass them as they are).
-  // Bundled bytes that do not parse give an image of no bytes (its program() fails); use
-  // from_bytes to see why.
+  // Bundled bytes that do not parse give an image whose program() fails with the reason.
   ProgramImage(std::vector<uint8_t> bytes);  // NOLINT(google-explicit-constructor)
 
   // Maps the file at `path` read-only. The errors of MmapDataLoader::open (AccessFailed naming
@@ -61,6 +60,7 @@ class ProgramImage {
   Span<const uint8_t> file_bytes_;
   Span<const uint8_t> bytes_;
   std::shared_ptr<const BundledProgram> bundle_;
+  Error bundle_error_;  // why the bundle given to the implicit constructor does not parse
 };
 
 }  // namespace devplan::harness

@@ -1,6 +1,8 @@
 #include "commands_test_support.h"
 
+#include <fixtures/generator/fixture_programs.h>
 #include <harness/report/json_document.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <unistd.h>
 #include <cstdio>
@@ -24,6 +26,16 @@ std::vector<std::string>& temp_files() {
 }
 
 }  // namespace
+
+std::vector<uint8_t> wasteful_device_add() {
+  ProgramBuilder source = device_add_cuda0_program_builder();
+  MethodPlan plan = source.method(0).plan();
+  plan.buffer_sizes[0] = 48;
+  plan.values[5].tensor.offset = 32;
+  ProgramBuilder builder;
+  builder.add_method(plan);
+  return builder.build();
+}
 
 CommandResult run(CommandFn command, const Args& args) {
   std::ostringstream out, err;

@@ -26,6 +26,11 @@ std::string fixture_program(const std::string& name);
 // adds the rest of the document).
 std::string json_header();
 
+// device_add_cuda0 (fixtures/generator) with a wasteful host buffer: its output gets a slot of
+// its own at 32 (48 bytes in all) instead of reusing input a's bytes after a's last use; replan
+// brings the buffer to 32 bytes.
+std::vector<uint8_t> wasteful_device_add();
+
 // Writes `bytes` to a temporary file (removed at exit) and returns its path.
 std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suffix = ".pte");
 

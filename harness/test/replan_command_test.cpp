@@ -21,18 +21,6 @@ std::string upstream(const std::string& name) {
 
 Result<std::vector<uint8_t>> bytes_of(const std::string& path) { return read_file(path); }
 
-// device_add_cuda0 with a wasteful host buffer: out gets its own slot at 32 (48 bytes in all)
-// instead of reusing input a's bytes after a's last use.
-std::vector<uint8_t> wasteful_device_add() {
-  ProgramBuilder source = device_add_cuda0_program_builder();
-  MethodPlan plan = source.method(0).plan();
-  plan.buffer_sizes[0] = 48;
-  plan.values[5].tensor.offset = 32;
-  ProgramBuilder builder;
-  builder.add_method(plan);
-  return builder.build();
-}
-
 TEST(ReplanTest, TheTransformerShrinksToItsLowerBoundRespectingViews) {
   Result<std::vector<uint8_t>> bytes = bytes_of(upstream("transformer.pte"));
   ASSERT_TRUE(bytes.ok());
@@ -101,7 +89,7 @@ TEST(ReplanCommandTest, ReportsOldNewAndLowerBoundPerBuffer) {
 }
 
 TEST(ReplanCommandTest, AWastefulDevicePlanShrinksAndRunsTheSame) {
-  const std::string in = testing::temp_file(wasteful_device_add());
+  const std::string in = testing::temp_file(testing::wasteful_device_add());
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&replan_command, {in, "-o", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -107,7 +107,7 @@ TEST_P(ReplanLosslessTest, OnlyOffsetsAndBufferSizesChange) {
   } else {
     EXPECT_GT(moved, 0u);
   }
-  if (r->rewrite == RewriteKind::InPlace) {
+  if (r->appended_tables == 0) {
     ASSERT_EQ(r->bytes.size(), original->size());
     EXPECT_TRUE(std::equal(original->begin(), original->begin() + 8, r->bytes.begin()));
   }

@@ -213,13 +213,11 @@ Aliases find_aliases(const MethodPlan& plan, const WriteFacts& facts,
     }
     if (!covered) continue;  // not a view: a tensor of its own (a mutable buffer when read)
     int32_t clobber = -1;
-    for (int32_t x = 0; base >= 0 && x < static_cast<int32_t>(plan.values.size()); ++x) {
-      const ValueInfo& value = plan.values[x];
-      if (x == v || x == base || !facts.written[x] || value.tag != ValueTag::Tensor ||
-          !value.tensor.is_planned() || value.tensor.nbytes == 0) {
-        continue;
+    for (int32_t x : planned) {
+      if (base < 0 || x == v || x == base || !facts.written[x]) continue;
+      if (wrote[x] > wrote[base] && wrote[x] < f && share_bytes(t, plan.values[x].tensor)) {
+        clobber = x;
       }
-      if (wrote[x] > wrote[base] && wrote[x] < f && share_bytes(t, value.tensor)) clobber = x;
     }
     const std::string view = "value " + std::to_string(v) + ": a view of bytes [" +
                              std::to_string(t.offset) + ", " + std::to_string(t.offset + t.nbytes) +

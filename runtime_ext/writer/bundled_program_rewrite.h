@@ -3,9 +3,12 @@
 //
 //   Result<std::vector<uint8_t>> bpte = with_replaced_program(bundle_bytes, new_program_bytes);
 //
-// A program of the same size is written over the old one's bytes (the rest of the file stays
-// byte for byte); another size unpacks the bundle into the object API's BundledProgramT, swaps
-// the program and packs it again (the program stays aligned to 32, as the schema says).
+// A program no larger than the old one is written over its bytes and its vector's length is set
+// (the rest of the file stays byte for byte, a shorter program leaves unused bytes after it). A
+// larger one goes into a new vector appended to the end of the bundle (aligned to 32, as the
+// schema says), and the root's `program` field points to it: the old bytes stay, unused, so the
+// file grows by the program's size. Packing the object API's BundledProgramT anew is not used:
+// it leaves out empty vectors (a method with no inputs), which readers may require.
 #pragma once
 
 #include <cstdint>

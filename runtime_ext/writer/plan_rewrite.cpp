@@ -1,18 +1,21 @@
 #include <runtime_ext/writer/plan_rewrite.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string>
+#include <unordered_map>
 
 #include <runtime_ext/core/alignment.h>
 #include <runtime_ext/program/extended_header.h>
 #include <runtime_ext/program/program.h>
 #include <runtime_ext/schema/program_generated.h>
+#include <runtime_ext/writer/flatbuffer_patch.h>
 
 namespace devplan {
 namespace {
 
 namespace fb = devplan_flatbuffer;
+using writer_internal::field_position;
+using writer_internal::put_scalar;
 
 // The segments keep the alignment the original's base had: the largest power of two dividing
 // it (the exporter aligns segments to 128 by default), between 16 and 64 KiB.
@@ -67,30 +70,10 @@ Error check_edits(const fb::Program& program, const std::vector<MethodPlanEdits>
   return Error::success();
 }
 
-// AllocationDetails as this file appends it when an offset field the exporter left out (it held
-// the default 0) must take another value: a vtable of its three fields, then the table.
+// AllocationDetails as this file appends it when an offset field cannot change in place: a
+// vtable of its three fields, then the table.
 constexpr size_t kAppendedVtableBytes = 12;  // 10 bytes of vtable, padded to 4
 constexpr size_t kAppendedTableBytes = 16;   // soffset to the vtable, then three uint32
-
-template <typename T>
-void put(std::vector<uint8_t>& bytes, size_t at, T value) {
-  std::memcpy(bytes.data() + at, &value,
-              sizeof(T));  // flatbuffers are little-endian, as is the host
-}
-
-template <typename T>
-T get(const uint8_t* at) {
-  T value;
-  std::memcpy(&value, at, sizeof(T));
-  return value;
-}
-
-// Where the Tensor table at `tensor` stores its allocation_info offset, from the file's start.
-size_t allocation_info_field(const uint8_t* file, const uint8_t* tensor) {
-  const uint8_t* vtable = tensor - get<int32_t>(tensor);
-  const uint16_t field = get<uint16_t>(vtable + fb::Tensor::VT_ALLOCATION_INFO);
-  return static_cast<size_t>(tensor + field - file);
-}
 
 // Appends an AllocationDetails {memory_id, low, high} at the end of `program` (the flatbuffer
 // region, a multiple of 4 long) and points the uoffset at `field` to it: uoffsets point forward,
@@ -100,65 +83,117 @@ void append_allocation(std::vector<uint8_t>& program, size_t field, uint32_t mem
   const size_t vtable = program.size();
   const size_t table = vtable + kAppendedVtableBytes;
   program.resize(table + kAppendedTableBytes, 0);
-  put<uint16_t>(program, vtable, 10);                       // vtable size: 4 + 3 fields
-  put<uint16_t>(program, vtable + 2, kAppendedTableBytes);  // table size
-  put<uint16_t>(program, vtable + 4, 4);                    // memory_id
-  put<uint16_t>(program, vtable + 6, 8);                    // memory_offset_low
-  put<uint16_t>(program, vtable + 8, 12);                   // memory_offset_high
-  put<int32_t>(program, table, static_cast<int32_t>(table - vtable));
-  put<uint32_t>(program, table + 4, memory_id);
-  put<uint32_t>(program, table + 8, static_cast<uint32_t>(offset));
-  put<uint32_t>(program, table + 12, static_cast<uint32_t>(offset >> 32));
-  put<uint32_t>(program, field, static_cast<uint32_t>(table - field));
+  put_scalar<uint16_t>(program, vtable, 10);                       // vtable size: 4 + 3 fields
+  put_scalar<uint16_t>(program, vtable + 2, kAppendedTableBytes);  // table size
+  put_scalar<uint16_t>(program, vtable + 4, 4);                    // memory_id
+  put_scalar<uint16_t>(program, vtable + 6, 8);                    // memory_offset_low
+  put_scalar<uint16_t>(program, vtable + 8, 12);                   // memory_offset_high
+  put_scalar<int32_t>(program, table, static_cast<int32_t>(table - vtable));
+  put_scalar<uint32_t>(program, table + 4, memory_id);
+  put_scalar<uint32_t>(program, table + 8, static_cast<uint32_t>(offset));
+  put_scalar<uint32_t>(program, table + 12, static_cast<uint32_t>(offset >> 32));
+  put_scalar<uint32_t>(program, field, static_cast<uint32_t>(table - field));
 }
 
+// Appends a copy of the [long] vector `sizes` (its elements 8-aligned) at the end of `program`
+// and points the uoffset at `field` to it; returns where its elements start.
+size_t append_sizes(std::vector<uint8_t>& program, size_t field,
+                    const flatbuffers::Vector<int64_t>& sizes) {
+  size_t length = (program.size() + 3) & ~size_t{3};
+  if ((length + 4) % 8 != 0) length += 4;
+  const size_t elements = length + 4;
+  program.resize(elements + 8 * sizes.size(), 0);
+  put_scalar<uint32_t>(program, length, sizes.size());
+  for (flatbuffers::uoffset_t i = 0; i < sizes.size(); ++i) {
+    put_scalar<int64_t>(program, elements + 8 * i, sizes.Get(i));
+  }
+  put_scalar<uint32_t>(program, field, static_cast<uint32_t>(length - field));
+  return elements;
+}
+
+// How many uoffsets point at each AllocationDetails table and each non_const_buffer_sizes
+// vector, by position in the buffer: a table another tensor (or a vector another method) also
+// points at cannot change in place for one of them. Writers may share identical tables.
+class Sharing {
+ public:
+  explicit Sharing(const uint8_t* buffer) {
+    auto count = [&](const void* object) {
+      ++references_[static_cast<const uint8_t*>(object) - buffer];
+    };
+    for (const fb::ExecutionPlan* plan : *fb::GetProgram(buffer)->execution_plan()) {
+      if (plan->non_const_buffer_sizes() != nullptr) count(plan->non_const_buffer_sizes());
+      if (plan->values() == nullptr) continue;
+      for (const fb::EValue* value : *plan->values()) {
+        const fb::Tensor* tensor = value == nullptr ? nullptr : value->val_as_Tensor();
+        if (tensor != nullptr && tensor->allocation_info() != nullptr) {
+          count(tensor->allocation_info());
+        }
+      }
+    }
+  }
+
+  // Whether more than one uoffset points at `object`, which lies in `buffer` (the same bytes as
+  // the constructor's, or a copy of them at another address).
+  bool shared(const uint8_t* buffer, const void* object) const {
+    auto it = references_.find(static_cast<const uint8_t*>(object) - buffer);
+    return it != references_.end() && it->second > 1;
+  }
+
+ private:
+  std::unordered_map<std::ptrdiff_t, size_t> references_;
+};
+
 // Applies the edits to `program`, the flatbuffer region of the file: in place where the field is
-// stored, else by appending a new AllocationDetails. Returns how many were appended.
+// stored and no other table shares it, else by appending a new table (or sizes vector) and
+// pointing the one edited at it. Returns how many were appended.
 size_t apply_edits(std::vector<uint8_t>& program, const std::vector<MethodPlanEdits>& edits) {
+  const Sharing sharing(program.data());
   struct Appended {
     size_t field;
     uint32_t memory_id;
     uint64_t offset;
   };
-  std::vector<Appended> appended;
-  {
-    fb::Program* root = fb::GetMutableProgram(program.data());
-    auto* plans = root->mutable_execution_plan();
-    for (size_t m = 0; m < edits.size(); ++m) {
-      fb::ExecutionPlan* plan = plans->GetMutableObject(static_cast<flatbuffers::uoffset_t>(m));
-      for (const auto& [v, offset] : edits[m].tensor_offsets) {
-        auto* value =
-            plan->mutable_values()->GetMutableObject(static_cast<flatbuffers::uoffset_t>(v));
-        auto* tensor = static_cast<fb::Tensor*>(value->mutable_val());
-        fb::AllocationDetails* at = tensor->mutable_allocation_info();
-        // Mutating a field that is not stored succeeds only when the value is its default.
-        const uint64_t old =
-            at->memory_offset_low() | (static_cast<uint64_t>(at->memory_offset_high()) << 32);
-        if (at->mutate_memory_offset_low(static_cast<uint32_t>(offset)) &&
-            at->mutate_memory_offset_high(static_cast<uint32_t>(offset >> 32))) {
-          continue;
-        }
-        at->mutate_memory_offset_low(static_cast<uint32_t>(old));  // undo a half-done edit
-        appended.push_back(
-            {allocation_info_field(program.data(), reinterpret_cast<const uint8_t*>(tensor)),
-             at->memory_id(), offset});
+  std::vector<Appended> tables;
+  size_t appended_vectors = 0;
+  for (size_t m = 0; m < edits.size(); ++m) {
+    // Found anew for each method: appending a sizes vector may move the bytes.
+    auto* plan = fb::GetMutableProgram(program.data())
+                     ->mutable_execution_plan()
+                     ->GetMutableObject(static_cast<flatbuffers::uoffset_t>(m));
+    for (const auto& [v, offset] : edits[m].tensor_offsets) {
+      auto* value =
+          plan->mutable_values()->GetMutableObject(static_cast<flatbuffers::uoffset_t>(v));
+      auto* tensor = static_cast<fb::Tensor*>(value->mutable_val());
+      fb::AllocationDetails* at = tensor->mutable_allocation_info();
+      // Setting a field that is not stored succeeds only when the value is its default; the
+      // low half is set only once the high half has been.
+      if (!sharing.shared(program.data(), at) &&
+          at->mutate_memory_offset_high(static_cast<uint32_t>(offset >> 32)) &&
+          at->mutate_memory_offset_low(static_cast<uint32_t>(offset))) {
+        continue;
       }
-      for (const auto& [b, size] : edits[m].buffer_sizes) {
-        plan->mutable_non_const_buffer_sizes()->Mutate(static_cast<flatbuffers::uoffset_t>(b + 1),
-                                                       static_cast<int64_t>(size));
-      }
+      tables.push_back({field_position(program.data(), tensor, fb::Tensor::VT_ALLOCATION_INFO),
+                        at->memory_id(), offset});
+    }
+    if (edits[m].buffer_sizes.empty()) continue;
+    flatbuffers::Vector<int64_t>* sizes = plan->mutable_non_const_buffer_sizes();
+    if (sharing.shared(program.data(), sizes)) {
+      const size_t field =
+          field_position(program.data(), plan, fb::ExecutionPlan::VT_NON_CONST_BUFFER_SIZES);
+      const size_t elements = append_sizes(program, field, *sizes);
+      sizes = reinterpret_cast<flatbuffers::Vector<int64_t>*>(program.data() + elements - 4);
+      ++appended_vectors;
+    }
+    for (const auto& [b, size] : edits[m].buffer_sizes) {
+      sizes->Mutate(static_cast<flatbuffers::uoffset_t>(b + 1), static_cast<int64_t>(size));
     }
   }
   program.resize((program.size() + 3) & ~size_t{3}, 0);
-  for (const Appended& a : appended) append_allocation(program, a.field, a.memory_id, a.offset);
-  return appended.size();
+  for (const Appended& a : tables) append_allocation(program, a.field, a.memory_id, a.offset);
+  return tables.size() + appended_vectors;
 }
 
 }  // namespace
-
-const char* rewrite_kind_name(RewriteKind kind) {
-  return kind == RewriteKind::InPlace ? "in place" : "in place, with appended allocation tables";
-}
 
 Result<RewrittenProgram> rewrite_memory_plan(Span<const uint8_t> file,
                                              const std::vector<MethodPlanEdits>& edits) {
@@ -166,39 +201,36 @@ Result<RewrittenProgram> rewrite_memory_plan(Span<const uint8_t> file,
   DEVPLAN_ASSIGN_OR_RETURN(Program program, Program::load_from_bytes(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::optional<ExtendedHeader> header,
                            ExtendedHeader::parse(file.data(), file.size(), file.size()));
-  const fb::Program* root = fb::GetProgram(file.data());
-  if (Error e = check_edits(*root, edits); !e.ok()) return e;
+  if (Error e = check_edits(*fb::GetProgram(file.data()), edits); !e.ok()) return e;
   const uint64_t program_size = header ? header->program_size : file.size();
   std::vector<uint8_t> flatbuffer(file.data(), file.data() + program_size);
   RewrittenProgram out;
-  out.appended_tables = apply_edits(flatbuffer, edits);
-  if (out.appended_tables == 0) {
+  out.appended = apply_edits(flatbuffer, edits);
+  if (out.appended == 0) {
     out.bytes.assign(file.data(), file.data() + file.size());
-    std::copy(flatbuffer.begin(), flatbuffer.begin() + static_cast<std::ptrdiff_t>(program_size),
-              out.bytes.begin());
+    std::copy(flatbuffer.begin(), flatbuffer.end(), out.bytes.begin());
     return out;
   }
-  out.kind = RewriteKind::Appended;
   out.bytes = std::move(flatbuffer);
   if (!header) return out;
   // The flatbuffer grew: the header says so, and the segments move after it, keeping their
   // alignment and their bytes.
   ExtendedHeader written = *header;
   written.program_size = out.bytes.size();
+  uint64_t segment_bytes = 0;
   if (header->segment_base_offset != 0) {
-    const uint64_t segment_bytes = header->segment_data_size != 0
-                                       ? header->segment_data_size
-                                       : file.size() - header->segment_base_offset;
+    segment_bytes = header->segment_data_size != 0 ? header->segment_data_size
+                                                   : file.size() - header->segment_base_offset;
     align_up(written.program_size, alignment_of(header->segment_base_offset),
              &written.segment_base_offset);
-    const auto encoded = written.encode();
-    std::copy(encoded.begin(), encoded.begin() + header->length, out.bytes.begin() + 8);
+  }
+  const auto encoded = written.encode();
+  std::copy(encoded.begin(), encoded.begin() + header->length,
+            out.bytes.begin() + ExtendedHeader::kOffset);
+  if (segment_bytes != 0) {
     out.bytes.resize(written.segment_base_offset, 0);
     const uint8_t* segments = file.data() + header->segment_base_offset;
     out.bytes.insert(out.bytes.end(), segments, segments + segment_bytes);
-  } else {
-    const auto encoded = written.encode();
-    std::copy(encoded.begin(), encoded.begin() + header->length, out.bytes.begin() + 8);
   }
   return out;
 }

@@ -9,12 +9,14 @@
 //   Result<RewrittenProgram> r = rewrite_memory_plan(file_bytes, edits);
 //
 // Each edit is made where the field is stored, so the result is the input byte for byte but for
-// those fields. The exporter leaves out a field that holds its default (an offset of 0), and such
-// a field cannot take another value in place: then a new AllocationDetails table (memory_id and
-// both offset halves) is appended to the end of the flatbuffer data and the tensor's
-// allocation_info offset points to it (the old table stays, unused). The flatbuffer grows by 28
-// bytes per such tensor; the extended header's program_size and segment_base_offset follow, and
-// the segments are copied byte for byte after it at the original's alignment.
+// those fields. Two kinds of field cannot change in place: one the exporter left out because it
+// held its default (an offset of 0), and one in a table that other tensors share (a writer may
+// store identical AllocationDetails once; a sizes vector shared by two methods likewise). Then a
+// new AllocationDetails table (memory_id and both offset halves), or a copy of the sizes vector,
+// is appended to the end of the flatbuffer data and the one edited points to it; the old one
+// stays for the others, or unused. The flatbuffer grows by 28 bytes per such tensor; the extended
+// header's program_size and segment_base_offset follow, and the segments are copied byte for byte
+// after it at the original's alignment.
 //
 // Why not unpack into the object API's ProgramT and pack again: packing leaves out empty
 // vectors, and ExecuTorch rejects an ExecutionPlan whose (empty) `delegates` vector is absent
@@ -36,19 +38,12 @@ struct MethodPlanEdits {
   std::vector<std::pair<size_t, uint64_t>> buffer_sizes;     // (user-facing buffer, new size)
 };
 
-enum class RewriteKind {
-  InPlace,   // the same bytes but for the edited fields
-  Appended,  // also AllocationDetails tables appended to the flatbuffer; segments moved
-};
-
 struct RewrittenProgram {
   std::vector<uint8_t> bytes;
-  RewriteKind kind = RewriteKind::InPlace;
-  size_t appended_tables = 0;
+  // Tables and vectors appended (see above). 0: the file's size and headers are unchanged and
+  // only the edited fields differ.
+  size_t appended = 0;
 };
-
-// "in place", or "in place, with appended allocation tables".
-const char* rewrite_kind_name(RewriteKind kind);
 
 // Errors: InvalidProgram when `file` is not a verifiable program (naming what is wrong);
 // InvalidArgument when an edit names a method, value or buffer the program does not have, or a

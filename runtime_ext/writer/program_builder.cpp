@@ -4,7 +4,6 @@
 
 #include <runtime_ext/core/alignment.h>
 #include <runtime_ext/program/extended_header.h>
-#include <runtime_ext/writer/extended_header_insertion.h>
 #include <runtime_ext/writer/program_writer.h>
 
 #include <utility>
@@ -180,8 +179,16 @@ std::vector<uint8_t> ProgramWriter::with_extended_header(const uint8_t* fb_data,
     header.segment_base_offset = round_up(header.program_size, options_.segment_alignment);
     header.segment_data_size = layout_.segment_end;
   }
-  std::vector<uint8_t> out = with_inserted_header(fb_data, fb_size, header);
+  const auto encoded = header.encode();
+  std::vector<uint8_t> out;
   out.reserve(header.segment_base_offset + layout_.segment_end);
+  out.insert(out.end(), fb_data, fb_data + ExtendedHeader::kOffset);
+  out.insert(out.end(), encoded.begin(), encoded.end());
+  out.insert(out.end(), fb_data + ExtendedHeader::kOffset, fb_data + fb_size);
+  uint32_t root_offset = 0;
+  for (int i = 0; i < 4; ++i) root_offset |= static_cast<uint32_t>(out[i]) << (8 * i);
+  root_offset += ExtendedHeader::kWrittenLength;
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(root_offset >> (8 * i));
   if (header.segment_base_offset != 0) {
     for (size_t k = 0; k < layout_.segments.size(); ++k) {
       pad_to(&out, header.segment_base_offset + layout_.segment_offsets[k]);

@@ -117,7 +117,10 @@ class ProgramWriter {
 
   std::vector<uint8_t> assemble_file() const;
 
-  // The flatbuffer with the extended header (extended_header_insertion.h), then the segments.
+  // The flatbuffer with the extended header, then the segments. The header goes between the
+  // identifier and the rest of the flatbuffer. Everything after byte 8 moves by the header's
+  // size, which keeps every relative offset and (being a multiple of 16) every alignment; only
+  // the root offset at byte 0 grows.
   std::vector<uint8_t> with_extended_header(const uint8_t* fb_data, size_t fb_size) const;
 
   const ProgramBuilder& builder_;
