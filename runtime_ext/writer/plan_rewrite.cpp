@@ -96,17 +96,18 @@ void append_allocation(std::vector<uint8_t>& program, size_t field, uint32_t mem
 }
 
 // Appends a copy of the [long] vector `sizes` (its elements 8-aligned) at the end of `program`
-// and points the uoffset at `field` to it; returns where its elements start.
+// and points the uoffset at `field` to it; returns where its elements start. `sizes` lies in
+// `program`, which this resizes: it is read before.
 size_t append_sizes(std::vector<uint8_t>& program, size_t field,
                     const flatbuffers::Vector<int64_t>& sizes) {
+  const std::vector<int64_t> values(sizes.begin(), sizes.end());
   size_t length = (program.size() + 3) & ~size_t{3};
   if ((length + 4) % 8 != 0) length += 4;
   const size_t elements = length + 4;
-  program.resize(elements + 8 * sizes.size(), 0);
-  put_scalar<uint32_t>(program, length, sizes.size());
-  for (flatbuffers::uoffset_t i = 0; i < sizes.size(); ++i) {
-    put_scalar<int64_t>(program, elements + 8 * i, sizes.Get(i));
-  }
+  program.resize(elements + 8 * values.size(), 0);
+  put_scalar<uint32_t>(program, length, static_cast<uint32_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i)
+    put_scalar<int64_t>(program, elements + 8 * i, values[i]);
   put_scalar<uint32_t>(program, field, static_cast<uint32_t>(length - field));
   return elements;
 }
