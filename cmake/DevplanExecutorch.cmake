@@ -1,38 +1,38 @@
-# DEVPLAN_WITH_EXECUTORCH: AUTO uses ExecuTorch's C++ runtime (the `executorch` 1.5.1 wheel that
-# scripts/bootstrap.sh installs into .deps/executorch) when it is found, ON requires it, OFF never
-# uses it. Sets DEVPLAN_HAVE_EXECUTORCH and, when ON, the interface target
-# devplan::executorch_runtime (headers, definitions and the wheel's shared libraries, with the
-# kernels kept linked so their static registrations run).
-#
-# CMake older than 3.28 gets no imported targets from the wheel's package (its config says why),
-# so this goes through the package's variables: EXECUTORCH_INCLUDE_DIRS,
-# EXECUTORCH_COMPILE_DEFINITIONS, EXECUTORCH_LIBRARIES and EXECUTORCH_RUNTIME_LIBRARY_DIR.
+# DEVPLAN_WITH_EXECUTORCH: AUTO uses ExecuTorch's C++ runtime when it is found under
+# DEVPLAN_EXECUTORCH_ROOT, ON requires it, OFF never uses it. DEVPLAN_EXECUTORCH_ROOT is the
+# executorch 1.5.1 wheel that scripts/bootstrap.sh installs into .deps/executorch (the default),
+# or the install tree of an ExecuTorch source build (scripts/build-executorch.sh SRC PREFIX).
+# Sets DEVPLAN_HAVE_EXECUTORCH and, when ON, the target devplan::executorch_runtime
+# (cmake/DevplanExecutorchRuntime.cmake, which says how each kind is linked).
 set(DEVPLAN_HAVE_EXECUTORCH OFF)
 if(NOT DEVPLAN_WITH_EXECUTORCH MATCHES "^(AUTO|ON|OFF)$")
   message(FATAL_ERROR "DEVPLAN_WITH_EXECUTORCH must be AUTO, ON or OFF, not '${DEVPLAN_WITH_EXECUTORCH}'")
 endif()
 set(DEVPLAN_EXECUTORCH_ROOT "${PROJECT_SOURCE_DIR}/.deps/executorch/executorch"
-    CACHE PATH "Where the executorch wheel is unpacked (the folder holding share/cmake/executorch-config.cmake)")
+    CACHE PATH "ExecuTorch's C++ runtime: the executorch wheel's package folder (.deps/executorch/executorch) or the install prefix of an ExecuTorch source build")
+
+include(${CMAKE_CURRENT_LIST_DIR}/DevplanExecutorchRuntime.cmake)
 
 if(NOT DEVPLAN_WITH_EXECUTORCH STREQUAL "OFF")
-  find_package(executorch CONFIG QUIET
-    PATHS "${DEVPLAN_EXECUTORCH_ROOT}/share/cmake" NO_DEFAULT_PATH)
-  if(executorch_FOUND AND EXECUTORCH_LIBRARIES AND EXECUTORCH_RUNTIME_LIBRARY_DIR)
+  devplan_find_executorch_runtime("${DEVPLAN_EXECUTORCH_ROOT}")
+  if(DEVPLAN_EXECUTORCH_FOUND)
     set(DEVPLAN_HAVE_EXECUTORCH ON)
   elseif(DEVPLAN_WITH_EXECUTORCH STREQUAL "ON")
     message(FATAL_ERROR
-      "DEVPLAN_WITH_EXECUTORCH=ON but ExecuTorch's C++ runtime was not found under "
-      "${DEVPLAN_EXECUTORCH_ROOT} (run scripts/bootstrap.sh, which installs the executorch 1.5.1 wheel there)")
+      "DEVPLAN_WITH_EXECUTORCH=ON but ExecuTorch's C++ runtime was not found: ${DEVPLAN_EXECUTORCH_WHY} "
+      "(run scripts/bootstrap.sh, which installs the executorch 1.5.1 wheel into .deps/executorch, "
+      "or point DEVPLAN_EXECUTORCH_ROOT at an install from scripts/build-executorch.sh)")
   endif()
 endif()
-
 if(DEVPLAN_HAVE_EXECUTORCH)
-  add_library(devplan_executorch_runtime INTERFACE)
-  add_library(devplan::executorch_runtime ALIAS devplan_executorch_runtime)
-  # SYSTEM: the wheel's headers are not ours to keep warning-free.
-  target_include_directories(devplan_executorch_runtime SYSTEM INTERFACE ${EXECUTORCH_INCLUDE_DIRS})
-  target_compile_definitions(devplan_executorch_runtime INTERFACE ${EXECUTORCH_COMPILE_DEFINITIONS})
-  target_link_libraries(devplan_executorch_runtime INTERFACE ${EXECUTORCH_LIBRARIES}
-    "-Wl,-rpath,${EXECUTORCH_RUNTIME_LIBRARY_DIR}")
+  if(DEVPLAN_EXECUTORCH_FLAVOR STREQUAL "wheel")
+    set(devplan_executorch_found_text "the executorch ${DEVPLAN_EXECUTORCH_VERSION} wheel")
+  else()
+    set(devplan_executorch_found_text "an ExecuTorch source build, version ${DEVPLAN_EXECUTORCH_VERSION}")
+  endif()
+  message(STATUS "devplan: ExecuTorch engine ON: ${devplan_executorch_found_text} at ${DEVPLAN_EXECUTORCH_ROOT}")
+elseif(DEVPLAN_WITH_EXECUTORCH STREQUAL "OFF")
+  message(STATUS "devplan: ExecuTorch engine OFF (DEVPLAN_WITH_EXECUTORCH=OFF)")
+else()
+  message(STATUS "devplan: ExecuTorch engine OFF: ${DEVPLAN_EXECUTORCH_WHY}")
 endif()
-message(STATUS "devplan: ExecuTorch engine ${DEVPLAN_HAVE_EXECUTORCH} (DEVPLAN_WITH_EXECUTORCH=${DEVPLAN_WITH_EXECUTORCH})")

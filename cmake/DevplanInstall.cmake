@@ -51,6 +51,8 @@ set(devplan_install_candidates
   devplan_planning
   devplan_graph_gen
   devplan_analysis
+  devplan_scenario
+  devplan_scenario_gen
   # Mocks and test fixtures
   devplan_mocks
   devplan_mocks_gmock
@@ -78,6 +80,31 @@ install(EXPORT devplanTargets
   FILE devplanTargets.cmake
   DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR})
 
+# The `executorch` component (executorch_testing/): its own export set, loaded only when a
+# consumer asks for the component, since its targets link ExecuTorch (devplan::executorch_runtime,
+# which devplanConfig.cmake defines from the consumer's ExecuTorch through the installed
+# DevplanExecutorchRuntime.cmake).
+set(devplan_executorch_install_targets)
+foreach(target devplan_executorch_allocators devplan_executorch_testing)
+  if(TARGET ${target})
+    list(APPEND devplan_executorch_install_targets ${target})
+  endif()
+endforeach()
+set(DEVPLAN_CONFIG_HAS_EXECUTORCH OFF)
+if(TARGET devplan_executorch_testing)
+  set(DEVPLAN_CONFIG_HAS_EXECUTORCH ON)
+  install(TARGETS ${devplan_executorch_install_targets}
+    EXPORT devplanExecutorchTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT devplanExecutorchTargets
+    NAMESPACE devplan::
+    FILE devplanExecutorchTargets.cmake
+    DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/DevplanExecutorchRuntime.cmake
+    DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR})
+endif()
+
 # --- Headers --------------------------------------------------------------------------------------
 # The .h files of each library's folder, under include/devplan/ at the path they are included by
 # (#include <runtime_ext/core/device.h> -> include/devplan/runtime_ext/core/device.h). Test folders and
@@ -102,6 +129,8 @@ devplan_install_headers(devplan_cuda_allocator runtime_ext/cuda)
 devplan_install_headers(devplan_writer runtime_ext/writer)
 devplan_install_headers(devplan_planning runtime_ext/planning)
 devplan_install_headers(devplan_analysis runtime_ext/analysis)
+devplan_install_headers(devplan_scenario harness/scenario)
+devplan_install_headers(devplan_executorch_allocators executorch_testing)
 devplan_install_headers(devplan_mocks mocks)
 # fixtures/ holds devplan_fixtures' headers and, in generator/, devplan_fixture_programs_lib's.
 devplan_install_headers(devplan_fixture_programs_lib fixtures)
@@ -127,6 +156,10 @@ endif()
 set(DEVPLAN_CONFIG_NEEDS_GTEST OFF)
 if(TARGET devplan_fixtures OR TARGET devplan_mocks_gmock)
   set(DEVPLAN_CONFIG_NEEDS_GTEST ON)
+endif()
+set(DEVPLAN_CONFIG_NEEDS_RAPIDCHECK OFF)
+if(TARGET devplan_scenario_gen)
+  set(DEVPLAN_CONFIG_NEEDS_RAPIDCHECK ON)
 endif()
 set(DEVPLAN_CONFIG_NEEDS_CUDA OFF)
 if(TARGET devplan_cuda)
@@ -169,4 +202,22 @@ if(PROJECT_IS_TOP_LEVEL AND DEVPLAN_BUILD_TESTS AND TARGET devplan_fixtures)
             "-DLINKER_FLAGS=${CMAKE_EXE_LINKER_FLAGS}"
             -P ${PROJECT_SOURCE_DIR}/tests/consumer/run_consumer_test.cmake)
   set_tests_properties(install_consumer PROPERTIES LABELS unit TIMEOUT 300)
+endif()
+
+# The ctest `executorch_consumer`: an ExecuTorch developer's project against the installed
+# `executorch` component and the wheel (tests/executorch_consumer/).
+if(PROJECT_IS_TOP_LEVEL AND DEVPLAN_BUILD_TESTS AND TARGET devplan_executorch_testing AND
+   DEVPLAN_EXECUTORCH_FLAVOR STREQUAL "wheel")
+  add_test(NAME executorch_consumer
+    COMMAND ${CMAKE_COMMAND}
+            -DSOURCE=${PROJECT_SOURCE_DIR}/tests/executorch_consumer
+            -DBUILD=${PROJECT_BINARY_DIR}
+            -DEXECUTORCH_ROOT=${DEVPLAN_EXECUTORCH_ROOT}
+            -DPROGRAMS_DIR=${PROJECT_SOURCE_DIR}/fixtures/executorch/exporter
+            -DCONFIG=$<CONFIG>
+            -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+            -DGENERATOR=${CMAKE_GENERATOR}
+            -DLAUNCHER=${DEVPLAN_CCACHE}
+            -P ${PROJECT_SOURCE_DIR}/tests/executorch_consumer/run_executorch_consumer_test.cmake)
+  set_tests_properties(executorch_consumer PROPERTIES LABELS executorch TIMEOUT 600)
 endif()

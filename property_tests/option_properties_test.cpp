@@ -11,8 +11,8 @@
 #include <harness/scenario/scenario_program.h>
 #include <runtime_ext/module/module.h>
 
+#include <harness/scenario/scenario_gen.h>
 #include "property.h"
-#include "scenario_gen.h"
 #include "simulated_devices.h"
 
 namespace devplan::testing {

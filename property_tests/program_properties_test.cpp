@@ -13,9 +13,9 @@
 #include <runtime_ext/module/module.h>
 #include <runtime_ext/program/program.h>
 
+#include <harness/scenario/scenario_gen.h>
 #include "host_model.h"
 #include "property.h"
-#include "scenario_gen.h"
 #include "simulated_devices.h"
 
 namespace devplan::testing {

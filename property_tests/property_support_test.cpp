@@ -5,8 +5,8 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <harness/scenario/scenario_gen.h>
 #include "property.h"
-#include "scenario_gen.h"
 
 namespace devplan::testing {
 namespace {

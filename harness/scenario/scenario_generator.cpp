@@ -356,6 +356,7 @@ ProgramDraft generate_program_draft(uint64_t seed, const ScenarioOptions& o) {
       InstructionDraft d;
       d.op = kOps[rng.below(sizeof(kOps) / sizeof(kOps[0]))];
       for (uint32_t& c : d.choices) c = rng.choice();
+      if (std::find(o.ops.begin(), o.ops.end(), d.op) == o.ops.end()) continue;
       has_add = has_add || d.op == ScenarioOp::Add;
       m.instructions.push_back(d);
     }

@@ -45,6 +45,12 @@ struct ScenarioOptions {
   size_t max_tensors = 24;  // per method (before those that do not fit are dropped)
   size_t max_values = 8;
   size_t max_instructions = 16;  // per method (before those without operands are dropped)
+  // The instructions a method may hold; a drawn instruction of another kind is left out. The
+  // default is every kind; executorch_testing's generator leaves out DelegateAdd, Move and Free
+  // (programs stock ExecuTorch loads and runs with its own kernels).
+  std::vector<ScenarioOp> ops = {ScenarioOp::Add,     ScenarioOp::Mul,         ScenarioOp::CopyH2D,
+                                 ScenarioOp::CopyD2H, ScenarioOp::DelegateAdd, ScenarioOp::Move,
+                                 ScenarioOp::Free};
   size_t max_inputs = 2;
   size_t max_outputs = 2;
 };

@@ -25,18 +25,8 @@ set(consumer_build ${work}/build)
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
 
-# run_step(<name> <command...>): runs the command, prints its output, fails on a non-zero exit.
-function(run_step name)
-  message(STATUS "install_consumer: ${name}: ${ARGN}")
-  execute_process(COMMAND ${ARGN}
-    RESULT_VARIABLE rc
-    OUTPUT_VARIABLE out
-    ERROR_VARIABLE out)
-  message("${out}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "install_consumer: step '${name}' failed (exit ${rc})")
-  endif()
-endfunction()
+set(consumer_test_name install_consumer)
+include(${CMAKE_CURRENT_LIST_DIR}/../consumer_steps.cmake)
 
 set(config_args)
 if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")

@@ -9,15 +9,17 @@
 #include <mutex>
 
 #include <executorch/runtime/backend/interface.h>
-#include <executorch/runtime/core/device_allocator.h>
 #include <executorch/runtime/platform/platform.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#include <executorch_testing/executorch_allocator_adapter.h>
+#include <executorch_testing/executorch_allocator_registration.h>
 #include <harness/engine/executorch/executorch_device_backend.h>
 #include <runtime_ext/core/allocation_owner.h>
 
 namespace devplan::harness::executorch_bridge {
 namespace et = ::executorch::runtime;
+namespace testing_et = ::devplan::executorch_testing;
 
 namespace {
 
@@ -49,62 +51,44 @@ void emit_log(et_timestamp_t, et_pal_log_level_t level, const char*, const char*
   if (level == kError || level == kFatal) append_error(text);
 }
 
-et::Error to_et(ErrorCode code) { return static_cast<et::Error>(static_cast<uint32_t>(code)); }
-
-// The one CUDA allocator ExecuTorch ever sees.
-class ForwardingDeviceAllocator final : public et::DeviceAllocator {
+// The devplan allocator ExecuTorch's CUDA allocations reach (through executorch_testing's
+// router and adaptor): forwards to the installed target, labelling each allocation with its
+// owner.
+class OwnerClaimingAllocator final : public DeviceAllocator {
  public:
-  et::Result<void*> allocate(size_t nbytes, et::etensor::DeviceIndex index,
-                             size_t alignment) override {
-    ::devplan::DeviceAllocator* target = g_target.load();
-    if (target == nullptr) {
-      append_error("devplan: no device allocator installed for cuda");
-      return et::Error::NotFound;
-    }
+  Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override {
+    DeviceAllocator* target = g_target.load();
+    if (target == nullptr) return no_target();
     std::string owner = claim_owner(nbytes, index);
-    ::devplan::Result<void*> r = [&] {
+    Result<void*> r = [&] {
       ScopedAllocationOwner scoped(owner);
       return target->allocate(nbytes, index, alignment);
     }();
-    if (!r.ok()) {
-      append_error("devplan allocator: " + r.error().message());
-      unclaim(owner);
-      return to_et(r.code());
-    }
-    return *r;
+    if (!r.ok()) unclaim(owner);
+    return r;
   }
-
-  void deallocate(void* ptr, et::etensor::DeviceIndex index) override {
-    ::devplan::DeviceAllocator* target = g_target.load();
+  void deallocate(void* ptr, DeviceIndex index) override {
+    DeviceAllocator* target = g_target.load();
     if (target != nullptr) target->deallocate(ptr, index);
   }
-
-  et::Error copy_host_to_device(void* dst, const void* src, size_t nbytes,
-                                et::etensor::DeviceIndex index) override {
-    return copy(true, dst, src, nbytes, index);
+  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override {
+    DeviceAllocator* target = g_target.load();
+    if (target == nullptr) return no_target();
+    return target->copy_host_to_device(dst, src, nbytes, index);
   }
-  et::Error copy_device_to_host(void* dst, const void* src, size_t nbytes,
-                                et::etensor::DeviceIndex index) override {
-    return copy(false, dst, src, nbytes, index);
+  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override {
+    DeviceAllocator* target = g_target.load();
+    if (target == nullptr) return no_target();
+    return target->copy_device_to_host(dst, src, nbytes, index);
   }
-  et::etensor::DeviceType device_type() const override { return et::etensor::DeviceType::CUDA; }
+  DeviceType device_type() const override { return DeviceType::CUDA; }
 
  private:
-  static et::Error copy(bool to_device, void* dst, const void* src, size_t nbytes,
-                        et::etensor::DeviceIndex index) {
-    ::devplan::DeviceAllocator* target = g_target.load();
-    if (target == nullptr) {
-      append_error("devplan: no device allocator installed for cuda");
-      return et::Error::NotFound;
-    }
-    ::devplan::Error e = to_device ? target->copy_host_to_device(dst, src, nbytes, index)
-                                   : target->copy_device_to_host(dst, src, nbytes, index);
-    if (e.ok()) return et::Error::Ok;
-    append_error("devplan allocator: " + e.message());
-    return to_et(e.code());
+  static Error no_target() {
+    return Error(ErrorCode::NotFound, "no device allocator installed for cuda");
   }
 
-  static std::string claim_owner(size_t nbytes, et::etensor::DeviceIndex index) {
+  static std::string claim_owner(size_t nbytes, DeviceIndex index) {
     std::lock_guard<std::mutex> lock(g_mutex);
     std::string fallback;
     for (ExpectedBuffer& b : g_expected) {
@@ -127,6 +111,17 @@ class ForwardingDeviceAllocator final : public et::DeviceAllocator {
     }
   }
 };
+
+// The ExecuTorch allocator over it; a failed call's line goes to the error log.
+testing_et::ExecutorchAllocatorAdapter& executorch_cuda_allocator() {
+  static OwnerClaimingAllocator claiming;
+  static testing_et::ExecutorchAllocatorAdapter* adapter = [] {
+    auto* a = new testing_et::ExecutorchAllocatorAdapter(claiming);  // lives as long as the process
+    a->set_error_sink(&append_error);
+    return a;
+  }();
+  return *adapter;
+}
 
 // Stands in for a backend that neither engine has (simulate's load path only).
 class PlaceholderBackend final : public et::BackendInterface {
@@ -170,17 +165,23 @@ void install() {
   std::call_once(once, [] {
     et::register_pal(et::PalImpl::create(&emit_log, __FILE__));
     et::runtime_init();
-    static ForwardingDeviceAllocator forwarder;
-    if (et::get_device_allocator(et::etensor::DeviceType::CUDA) == nullptr) {
-      et::register_device_allocator(&forwarder);
-    }
+    // The registration itself happens once, safely, in executorch_testing's router.
+    const Error registered = testing_et::ensure_router_registered(et::etensor::DeviceType::CUDA);
+    if (!registered.ok()) append_error("devplan: " + registered.message());
     register_executorch_device_backend();
   });
 }
 
 ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target)
-    : previous_(g_target.exchange(target)) {}
-ScopedBridgeTarget::~ScopedBridgeTarget() { g_target.store(previous_); }
+    : previous_(g_target.exchange(target)),
+      routed_(
+          std::make_unique<testing_et::ScopedExecutorchAllocator>(executorch_cuda_allocator())) {
+  if (!routed_->status().ok()) append_error("devplan: " + routed_->status().message());
+}
+ScopedBridgeTarget::~ScopedBridgeTarget() {
+  routed_.reset();
+  g_target.store(previous_);
+}
 
 DeviceAllocator* current_target() { return g_target.load(); }
 

@@ -1,9 +1,11 @@
 // devplan's hooks into ExecuTorch's process-wide state. ExecuTorch keeps one allocator registry
 // per process, aborts on a second registration for a device type, and logs through its platform
 // layer (PAL). So, once per process:
-//   - one forwarding DeviceAllocator is registered for CUDA; it forwards to whichever devplan
-//     allocator the harness has installed (ScopedBridgeTarget), labelling each allocation with
-//     its owner ("forward/buffer 1") by matching the planned sizes of the method being loaded;
+//   - executorch_testing's router is registered for CUDA (executorch_allocator_registration.h,
+//     the same registration ExecuTorch developers' tests use); while a ScopedBridgeTarget is
+//     live, it routes to an adaptor over the devplan allocator the harness installed, which
+//     labels each allocation with its owner ("forward/buffer 1") by matching the planned sizes
+//     of the method being loaded;
 //   - the PAL's log hook keeps ExecuTorch's error lines, so errors carry its own words;
 //   - DevplanDeviceBackend (ExecutorchDeviceBackend) is registered;
 //   - placeholder backends are registered on demand for delegate ids nobody provides.
@@ -13,12 +15,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/core/device_allocator.h>
 #include <runtime_ext/core/result.h>
+
+namespace devplan::executorch_testing {
+class ScopedExecutorchAllocator;
+}  // namespace devplan::executorch_testing
 
 namespace devplan::harness::executorch_bridge {
 
@@ -35,6 +42,7 @@ class ScopedBridgeTarget {
 
  private:
   DeviceAllocator* previous_;
+  std::unique_ptr<executorch_testing::ScopedExecutorchAllocator> routed_;
 };
 
 // A planned device buffer the next allocations may be for.

@@ -1,4 +1,4 @@
-#include "scenario_gen.h"
+#include <harness/scenario/scenario_gen.h>
 
 #include <algorithm>
 
@@ -106,16 +106,27 @@ rc::Gen<ScenarioValue> gen_value() {
   });
 }
 
-rc::Gen<InstructionDraft> gen_instruction() {
+rc::Gen<InstructionDraft> gen_instruction(const ScenarioOptions& o) {
   using Op = ScenarioOp;
+  static const std::vector<std::pair<int, Op>> kWeights = {
+      {3, Op::Add},         {2, Op::Mul},  {3, Op::CopyH2D}, {3, Op::CopyD2H},
+      {3, Op::DelegateAdd}, {1, Op::Move}, {1, Op::Free}};
+  std::vector<std::pair<int, Op>> weights;
+  for (const auto& w : kWeights) {
+    if (std::find(o.ops.begin(), o.ops.end(), w.second) != o.ops.end()) weights.push_back(w);
+  }
+  if (weights.empty()) weights.push_back({1, Op::Add});  // no instruction kind: never drawn
+  int total = 0;
+  for (const auto& w : weights) total += w.first;
+  const rc::Gen<Op> op = rc::gen::map(rc::gen::inRange(0, total), [weights](int x) {
+    for (const auto& w : weights) {
+      if (x < w.first) return w.second;
+      x -= w.first;
+    }
+    return weights.back().second;
+  });
   return rc::gen::build<InstructionDraft>(
-      rc::gen::set(&InstructionDraft::op, rc::gen::weightedElement<Op>({{3, Op::Add},
-                                                                        {2, Op::Mul},
-                                                                        {3, Op::CopyH2D},
-                                                                        {3, Op::CopyD2H},
-                                                                        {3, Op::DelegateAdd},
-                                                                        {1, Op::Move},
-                                                                        {1, Op::Free}})),
+      rc::gen::set(&InstructionDraft::op, op),
       rc::gen::set(&InstructionDraft::choices,
                    rc::gen::container<std::array<uint32_t, 4>>(rc::gen::inRange<uint32_t>(0, 64))));
 }
@@ -143,7 +154,7 @@ rc::Gen<MethodDraft> gen_method_draft(const ScenarioOptions& o) {
       rc::gen::set(&MethodDraft::tensors, bounded_vector(o.max_tensors, gen_tensor())),
       rc::gen::set(&MethodDraft::values, bounded_vector(o.max_values, gen_value())),
       rc::gen::set(&MethodDraft::instructions,
-                   bounded_vector(o.max_instructions, gen_instruction())),
+                   bounded_vector(o.ops.empty() ? 0 : o.max_instructions, gen_instruction(o))),
       rc::gen::set(&MethodDraft::inputs,
                    bounded_vector(o.max_inputs, rc::gen::inRange<uint32_t>(0, 64))),
       rc::gen::set(&MethodDraft::outputs,
