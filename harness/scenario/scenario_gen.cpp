@@ -118,13 +118,15 @@ rc::Gen<InstructionDraft> gen_instruction(const ScenarioOptions& o) {
   if (weights.empty()) weights.push_back({1, Op::Add});  // no instruction kind: never drawn
   int total = 0;
   for (const auto& w : weights) total += w.first;
-  const rc::Gen<Op> op = rc::gen::map(rc::gen::inRange(0, total), [weights](int x) {
-    for (const auto& w : weights) {
-      if (x < w.first) return w.second;
-      x -= w.first;
-    }
-    return weights.back().second;
-  });
+  // Full size: inRange scales with the size, which would make early cases all Add.
+  const rc::Gen<Op> op =
+      rc::gen::map(rc::gen::resize(100, rc::gen::inRange(0, total)), [weights](int x) {
+        for (const auto& w : weights) {
+          if (x < w.first) return w.second;
+          x -= w.first;
+        }
+        return weights.back().second;
+      });
   return rc::gen::build<InstructionDraft>(
       rc::gen::set(&InstructionDraft::op, op),
       rc::gen::set(&InstructionDraft::choices,
