@@ -49,17 +49,17 @@
 
 #include <executorch_testing/executorch_allocator_registration.h>
 #include <executorch_testing/tracking_executorch_allocator.h>
+#include <fixtures/device_memory_check.h>
 
 namespace devplan::executorch_testing {
 
-class LeakCheckedTest : public ::testing::Test {
+class LeakCheckedTest : public DeviceMemoryCheckedTest {
  protected:
   LeakCheckedTest();
   ~LeakCheckedTest() override;
 
-  // Fails the test (ADD_FAILURE, message above) unless exactly expect_leaks() allocations are
-  // live and exactly expect_misuse() misuse records exist (0 and 0 unless set).
-  void TearDown() override;
+  // TearDown(), expect_leaks(), expect_misuse() and check_device_memory() are
+  // DeviceMemoryCheckedTest's (fixtures/device_memory_check.h), here with the ledger.
 
   // The allocator ExecuTorch allocates CUDA memory through during this test.
   TrackingExecutorchAllocator& device_allocator() { return allocator_; }
@@ -67,20 +67,14 @@ class LeakCheckedTest : public ::testing::Test {
   TrackingDeviceAllocator& tracking() { return allocator_.tracking(); }
   const TrackingDeviceAllocator& tracking() const { return allocator_.tracking(); }
 
-  // Declares that this test leaks exactly `count` allocations on purpose; more or fewer fails.
-  void expect_leaks(size_t count) { expected_leaks_ = count; }
-  // Declares that this test commits exactly `count` misuses on purpose; more or fewer fails.
-  void expect_misuse(size_t count) { expected_misuse_ = count; }
-
-  // The check TearDown() runs, available mid-test.
-  ::testing::AssertionResult check_device_memory() const;
-
  private:
+  const TrackingDeviceAllocator& checked_allocator() const override {
+    return allocator_.tracking();
+  }
+  bool report_ledger() const override { return true; }
+
   TrackingExecutorchAllocator allocator_{EtDeviceType::CUDA};
   ScopedExecutorchAllocator scoped_{allocator_};
-  size_t expected_leaks_ = 0;
-  size_t expected_misuse_ = 0;
-  bool checked_ = false;
 };
 
 }  // namespace devplan::executorch_testing

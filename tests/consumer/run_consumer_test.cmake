@@ -19,21 +19,9 @@ foreach(var SOURCE BUILD)
   endif()
 endforeach()
 
-set(work ${BUILD}/install_consumer)
-set(prefix ${work}/prefix)
-set(consumer_build ${work}/build)
-file(REMOVE_RECURSE ${work})
-file(MAKE_DIRECTORY ${work})
-
 set(consumer_test_name install_consumer)
 include(${CMAKE_CURRENT_LIST_DIR}/../consumer_steps.cmake)
-
-set(config_args)
-if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")
-  set(config_args --config ${CONFIG})
-endif()
-
-run_step("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix} ${config_args})
+start_consumer_test(install_consumer)
 
 # Every header under the one folder include/devplan/, at the path it is included by.
 foreach(expected
@@ -68,21 +56,7 @@ set(configure_args
   -S ${SOURCE} -B ${consumer_build}
   -DCMAKE_PREFIX_PATH=${prefix}
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-if(DEFINED GENERATOR AND NOT GENERATOR STREQUAL "")
-  list(APPEND configure_args -G ${GENERATOR})
-endif()
-if(DEFINED CXX_COMPILER AND NOT CXX_COMPILER STREQUAL "")
-  list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
-endif()
-if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")
-  list(APPEND configure_args -DCMAKE_BUILD_TYPE=${CONFIG})
-endif()
-if(DEFINED CXX_FLAGS AND NOT CXX_FLAGS STREQUAL "")
-  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
-endif()
-if(DEFINED LINKER_FLAGS AND NOT LINKER_FLAGS STREQUAL "")
-  list(APPEND configure_args "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
-endif()
+append_build_settings(configure_args)
 run_step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
 
 # find_package must have used the fresh install, not some other devplan on the machine.

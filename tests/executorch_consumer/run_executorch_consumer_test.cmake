@@ -18,17 +18,7 @@ endforeach()
 set(consumer_test_name executorch_consumer)
 include(${CMAKE_CURRENT_LIST_DIR}/../consumer_steps.cmake)
 
-set(work ${BUILD}/executorch_consumer)
-set(prefix ${work}/prefix)
-set(consumer_build ${work}/build)
-file(REMOVE_RECURSE ${work})
-file(MAKE_DIRECTORY ${work})
-
-set(config_args)
-if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")
-  set(config_args --config ${CONFIG})
-endif()
-run_step("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix} ${config_args})
+start_consumer_test(executorch_consumer)
 foreach(expected
     lib/cmake/devplan/devplanExecutorchTargets.cmake
     lib/cmake/devplan/DevplanExecutorchRuntime.cmake
@@ -48,18 +38,7 @@ set(configure_args
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
   -DDEVPLAN_EXECUTORCH_ROOT=${EXECUTORCH_ROOT}
   -DPROGRAMS_DIR=${PROGRAMS_DIR})
-if(DEFINED GENERATOR AND NOT GENERATOR STREQUAL "")
-  list(APPEND configure_args -G ${GENERATOR})
-endif()
-if(DEFINED CXX_COMPILER AND NOT CXX_COMPILER STREQUAL "")
-  list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
-endif()
-if(DEFINED CONFIG AND NOT CONFIG STREQUAL "")
-  list(APPEND configure_args -DCMAKE_BUILD_TYPE=${CONFIG})
-endif()
-if(DEFINED LAUNCHER AND NOT LAUNCHER STREQUAL "")
-  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
-endif()
+append_build_settings(configure_args)
 run_step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
 run_step("build the consumer" ${CMAKE_COMMAND} --build ${consumer_build} ${config_args})
 run_step("run the consumer's ctest" ${CMAKE_CTEST_COMMAND} --test-dir ${consumer_build}

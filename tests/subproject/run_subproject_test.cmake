@@ -21,18 +21,8 @@ set(work ${BUILD}/subproject_test)
 file(REMOVE_RECURSE ${work})
 file(MAKE_DIRECTORY ${work})
 
-# run_step(<name> <command...>): runs the command, prints its output, fails on a non-zero exit.
-function(run_step name)
-  message(STATUS "subproject: ${name}: ${ARGN}")
-  execute_process(COMMAND ${ARGN}
-    RESULT_VARIABLE rc
-    OUTPUT_VARIABLE out
-    ERROR_VARIABLE out)
-  message("${out}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "subproject: step '${name}' failed (exit ${rc})")
-  endif()
-endfunction()
+set(consumer_test_name subproject)
+include(${CMAKE_CURRENT_LIST_DIR}/../consumer_steps.cmake)
 
 set(configure_args
   -S ${SOURCE} -B ${work}
@@ -40,15 +30,7 @@ set(configure_args
   -DDEVPLAN_WITH_CUDA=OFF
   -DDEVPLAN_WITH_EXECUTORCH=OFF
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-if(DEFINED GENERATOR AND NOT GENERATOR STREQUAL "")
-  list(APPEND configure_args -G ${GENERATOR})
-endif()
-if(DEFINED CXX_COMPILER AND NOT CXX_COMPILER STREQUAL "")
-  list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
-endif()
-if(DEFINED LAUNCHER AND NOT LAUNCHER STREQUAL "" AND NOT LAUNCHER MATCHES "-NOTFOUND$")
-  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
-endif()
+append_build_settings(configure_args)
 run_step("configure" ${CMAKE_COMMAND} ${configure_args})
 run_step("build subproject_main" ${CMAKE_COMMAND} --build ${work} --target subproject_main --parallel 2)
 run_step("run subproject_main" ${work}/subproject_main)
