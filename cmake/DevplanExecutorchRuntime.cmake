@@ -10,14 +10,17 @@
 #     EXECUTORCH_LIBRARIES, EXECUTORCH_RUNTIME_LIBRARY_DIR), since CMake older than 3.28 gets no
 #     imported targets from it; or
 #   - the install tree of an ExecuTorch source build (ROOT/lib/cmake/ExecuTorch/
-#     executorch-config.cmake, scripts/build-executorch.sh writes one): plain imported targets
-#     executorch_core, extension_module_static, extension_data_loader, portable_ops_lib, ...
+#     executorch-config.cmake): plain imported targets executorch_core, executorch (the prim
+#     ops), extension_module_static, extension_data_loader, portable_ops_lib, portable_kernels.
+#     Its kernel libraries carry their own whole-archive link options, so they are linked as
+#     they are.
 #
 # Sets in the caller's scope:
 #   DEVPLAN_EXECUTORCH_FOUND    TRUE or FALSE
 #   DEVPLAN_EXECUTORCH_FLAVOR   "wheel" or "source"
-#   DEVPLAN_EXECUTORCH_VERSION  the wheel's version, or the source build's (its version.txt,
-#                               and the commit when the install tree records one)
+#   DEVPLAN_EXECUTORCH_VERSION  the wheel's version ("1.5.1+cpu"), or the source build's
+#                               (ET_VERSION of its include/executorch/runtime/core/version.h,
+#                               "1.5.0"; ", commit <c>" when DEVPLAN_EXECUTORCH_COMMIT is set)
 #   DEVPLAN_EXECUTORCH_WHY      why nothing was found (when not found)
 # and puts DEVPLAN_EXECUTORCH_SOURCE_BUILD=0|1 and DEVPLAN_EXECUTORCH_VERSION="..." on the
 # target (executorch_testing/executorch_compat.h reads them).
@@ -85,14 +88,19 @@ function(devplan_find_executorch_runtime root)
       PARENT_SCOPE)
     return()
   endif()
+  # Its config lists every optional library it does not find, one plain message each: keep
+  # configure's output to devplan's one line about it (this variable is local to the function).
+  set(CMAKE_MESSAGE_LOG_LEVEL WARNING)
   find_package(executorch CONFIG QUIET PATHS "${config_dir}" NO_DEFAULT_PATH)
+  unset(CMAKE_MESSAGE_LOG_LEVEL)
   if(NOT TARGET executorch_core)
     set(DEVPLAN_EXECUTORCH_WHY
       "the ExecuTorch package at ${config_dir} defines no target executorch_core" PARENT_SCOPE)
     return()
   endif()
   set(missing "")
-  foreach(needed extension_module_static extension_data_loader portable_ops_lib portable_kernels)
+  foreach(needed executorch extension_module_static extension_data_loader portable_ops_lib
+                 portable_kernels)
     if(NOT TARGET ${needed})
       list(APPEND missing ${needed})
     endif()
@@ -100,30 +108,33 @@ function(devplan_find_executorch_runtime root)
   if(missing)
     string(JOIN ", " missing_text ${missing})
     set(DEVPLAN_EXECUTORCH_WHY
-      "the ExecuTorch source build at ${root} lacks ${missing_text} (scripts/build-executorch.sh "
-      "builds them)" PARENT_SCOPE)
+      "the ExecuTorch source build at ${root} lacks ${missing_text} (build it with "
+      "EXECUTORCH_BUILD_EXTENSION_MODULE, EXECUTORCH_BUILD_EXTENSION_DATA_LOADER and "
+      "EXECUTORCH_BUILD_PORTABLE_OPS on)" PARENT_SCOPE)
     return()
   endif()
-  # The version: the install tree's version file (scripts/build-executorch.sh writes
-  # share/devplan/executorch-version.txt from the checkout's version.txt and commit).
-  set(version "source")
-  if(EXISTS "${root}/share/devplan/executorch-version.txt")
-    file(STRINGS "${root}/share/devplan/executorch-version.txt" version LIMIT_COUNT 1)
+  # The version: ET_VERSION from the install's version.h (the wheel has no such header), and
+  # the commit when the caller names it (an install tree does not record one).
+  set(version "unknown version")
+  set(version_header "${root}/include/executorch/runtime/core/version.h")
+  if(EXISTS "${version_header}")
+    file(STRINGS "${version_header}" version_line REGEX "^#define ET_VERSION \"")
+    string(REGEX REPLACE "^#define ET_VERSION \"([^\"]*)\".*" "\\1" version "${version_line}")
   elseif(executorch_VERSION)
     set(version "${executorch_VERSION}")
   endif()
+  if(DEVPLAN_EXECUTORCH_COMMIT)
+    string(APPEND version ", commit ${DEVPLAN_EXECUTORCH_COMMIT}")
+  endif()
   _devplan_executorch_define_target(source "${version}")
-  # Kernel libraries register their kernels from static initialisers: link them whole.
-  set(libs executorch_core extension_module_static extension_data_loader
-           "$<LINK_LIBRARY:WHOLE_ARCHIVE,portable_ops_lib>" portable_kernels)
-  foreach(optional executorch extension_flat_tensor extension_tensor)
+  # Kernel libraries (portable_ops_lib, optimized_ops_lib) and `executorch` (the prim ops)
+  # register from static initialisers; their exported link options keep them whole.
+  set(libs extension_module_static extension_data_loader portable_ops_lib portable_kernels
+           executorch executorch_core)
+  foreach(optional extension_flat_tensor extension_named_data_map extension_tensor
+                   optimized_ops_lib)
     if(TARGET ${optional})
       list(APPEND libs ${optional})
-    endif()
-  endforeach()
-  foreach(optional optimized_ops_lib)
-    if(TARGET ${optional})
-      list(APPEND libs "$<LINK_LIBRARY:WHOLE_ARCHIVE,${optional}>")
     endif()
   endforeach()
   set_property(TARGET devplan::executorch_runtime PROPERTY INTERFACE_LINK_LIBRARIES ${libs})

@@ -67,7 +67,9 @@ static int run_main(int argc, char** argv) {
       "devplan: hunts leaks and lifetime bugs in the path that places memory-planned "
       "buffers of ExecuTorch programs on devices and allocates them.",
       "devplan");
-  app.set_version_flag("--version", std::string("devplan ") + devplan::harness::devplan_version());
+  app.set_version_flag(
+      "--version", std::string("devplan ") + devplan::harness::devplan_version() +
+                       "\nExecuTorch engine: " + devplan::harness::executorch_engine_description());
   app.require_subcommand(1);
   app.footer(
       "`devplan COMMAND --help` (or `devplan help COMMAND`) shows a command's options.\n"

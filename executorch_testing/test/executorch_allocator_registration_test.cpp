@@ -26,7 +26,9 @@ TEST_F(ExecutorchAllocatorRegistration, ManyScopesRegisterOnce) {
     EXPECT_EQ(installed_allocator(EtDeviceType::CUDA), &cuda);
     et::DeviceAllocator* now = et::get_device_allocator(EtDeviceType::CUDA);
     ASSERT_NE(now, nullptr);
-    if (registered != nullptr) EXPECT_EQ(now, registered);
+    if (registered != nullptr) {
+      EXPECT_EQ(now, registered);
+    }
     registered = now;
     et::Result<void*> p = now->allocate(48, 0, 8);
     ASSERT_TRUE(p.ok());

@@ -32,6 +32,9 @@ namespace devplan::harness {
 bool executorch_available();
 // Why the ExecuTorch engine is missing ("" when it is available).
 std::string executorch_unavailable_reason();
+// Which ExecuTorch the engine is: "the executorch 1.5.1+cpu wheel", "an ExecuTorch source build
+// (1.5.0, commit cff6f4dd32)", or "not built" (devplan --version prints it).
+std::string executorch_engine_description();
 
 // One planned buffer of a method as the engine saw it.
 struct BufferOutcome {

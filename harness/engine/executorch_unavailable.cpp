@@ -11,6 +11,8 @@ std::string executorch_unavailable_reason() {
          "-DDEVPLAN_WITH_EXECUTORCH=AUTO or ON)";
 }
 
+std::string executorch_engine_description() { return "not built"; }
+
 Result<std::unique_ptr<EngineSession>> open_executorch_session(ProgramImage, DeviceEnvironment&,
                                                                const SessionOptions&) {
   return Error(ErrorCode::NotSupported, "--runtime executorch: " + executorch_unavailable_reason());

@@ -7,6 +7,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <harness/engine/engine.h>
 #include <tinyxml2.h>
 
 #include <harness/json/json.h>
@@ -47,7 +49,15 @@ TEST(CliTest, HelpAndVersionExitZero) {
   EXPECT_EQ(run_tool(s, {"help"}).out, help.out);
   ToolRun version = run_tool(s, {"--version"});
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_EQ(version.out, std::string("devplan ") + DEVPLAN_PROJECT_VERSION + "\n");
+  const std::string engine = executorch_engine_description();
+  EXPECT_EQ(version.out, std::string("devplan ") + DEVPLAN_PROJECT_VERSION +
+                             "\nExecuTorch engine: " + engine + "\n");
+  if (executorch_available()) {
+    EXPECT_THAT(engine, ::testing::AnyOf(::testing::MatchesRegex("the executorch .* wheel"),
+                                         ::testing::StartsWith("an ExecuTorch source build (")));
+  } else {
+    EXPECT_EQ(engine, "not built");
+  }
   for (const char* command : kCommands) {
     ToolRun r = run_tool(s, {command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;

@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include <executorch_testing/executorch_compat.h>
 #include <harness/commands/tensor_values.h>
 #include <harness/engine/caller_memory.h>
 #include <harness/engine/engine.h>
@@ -377,6 +378,9 @@ class ExecutorchSession final : public EngineSession {
 
 bool executorch_available() { return true; }
 std::string executorch_unavailable_reason() { return ""; }
+std::string executorch_engine_description() {
+  return executorch_testing::executorch_build_description();
+}
 
 Result<std::unique_ptr<EngineSession>> open_executorch_session(ProgramImage bytes,
                                                                DeviceEnvironment& env,
