@@ -5,6 +5,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <executorch/runtime/platform/log.h>
@@ -25,10 +26,27 @@ class Router final : public et::DeviceAllocator {
   et::Result<void*> allocate(size_t nbytes, EtDeviceIndex index, size_t alignment) override {
     et::DeviceAllocator* target = current_.load();
     if (target == nullptr) return none_installed("allocate");
-    return target->allocate(nbytes, index, alignment);
+    et::Result<void*> r = target->allocate(nbytes, index, alignment);
+    if (r.ok()) {
+      std::lock_guard<std::mutex> lock(owners_mu_);
+      owners_[*r] = target;
+    }
+    return r;
   }
+  // A free goes to the allocator that returned the pointer, whichever scope is installed now
+  // (a Module may outlive a nested scope); a pointer whose allocator's scope has ended, or
+  // that no allocator here returned, goes to the current one, which reports it as misuse.
   void deallocate(void* ptr, EtDeviceIndex index) override {
-    et::DeviceAllocator* target = current_.load();
+    et::DeviceAllocator* target = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(owners_mu_);
+      auto it = owners_.find(ptr);
+      if (it != owners_.end()) {
+        target = it->second;
+        owners_.erase(it);
+      }
+    }
+    if (target == nullptr) target = current_.load();
     if (target == nullptr) {
       (void)none_installed("deallocate");
       return;
@@ -59,6 +77,12 @@ class Router final : public et::DeviceAllocator {
     auto it = std::find(stack_.rbegin(), stack_.rend(), a);
     if (it != stack_.rend()) stack_.erase(std::next(it).base());
     current_.store(stack_.empty() ? nullptr : stack_.back());
+    if (std::find(stack_.begin(), stack_.end(), a) != stack_.end()) return;
+    // `a` is no longer installed anywhere: forget its pointers (it may be destroyed next).
+    std::lock_guard<std::mutex> lock(owners_mu_);
+    for (auto o = owners_.begin(); o != owners_.end();) {
+      o = o->second == a ? owners_.erase(o) : std::next(o);
+    }
   }
   et::DeviceAllocator* current() const { return current_.load(); }
   uint64_t strays() const { return strays_.load(); }
@@ -77,10 +101,21 @@ class Router final : public et::DeviceAllocator {
   std::atomic<et::DeviceAllocator*> current_{nullptr};
   std::atomic<uint64_t> strays_{0};
   std::vector<et::DeviceAllocator*> stack_;
+  std::mutex owners_mu_;
+  std::unordered_map<const void*, et::DeviceAllocator*> owners_;  // live pointer -> allocator
 };
 
-std::mutex g_mutex;  // guards registration and every router's stack
-std::array<Router, kExecutorchDeviceTypes> g_routers;
+// Guards registration and every router's stack. The routers are made on first use and never
+// destroyed: ExecuTorch's registry keeps pointing at them until the process ends, and a scope
+// may be made during static initialisation.
+std::mutex& registration_mutex() {
+  static std::mutex* m = new std::mutex;
+  return *m;
+}
+std::array<Router, kExecutorchDeviceTypes>& routers() {
+  static auto* all = new std::array<Router, kExecutorchDeviceTypes>;
+  return *all;
+}
 std::array<bool, kExecutorchDeviceTypes> g_registered{};
 
 Error check_type(EtDeviceType type) {
@@ -98,7 +133,7 @@ Error check_type(EtDeviceType type) {
   return Error::success();
 }
 
-// Under g_mutex.
+// Under registration_mutex().
 Error ensure_registered_locked(EtDeviceType type) {
   DEVPLAN_RETURN_IF_ERROR(check_type(type));
   const size_t slot = static_cast<size_t>(type);
@@ -111,8 +146,8 @@ Error ensure_registered_locked(EtDeviceType type) {
                      "ExecuTorch cannot unregister it, so devplan cannot route " +
                      type_name(type) + " allocations in this process");
   }
-  g_routers[slot].init(type);
-  et::register_device_allocator(&g_routers[slot]);
+  routers()[slot].init(type);
+  et::register_device_allocator(&routers()[slot]);
   g_registered[slot] = true;
   return Error::success();
 }
@@ -120,38 +155,38 @@ Error ensure_registered_locked(EtDeviceType type) {
 }  // namespace
 
 Error ensure_router_registered(EtDeviceType type) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(registration_mutex());
   return ensure_registered_locked(type);
 }
 
 bool router_registered(EtDeviceType type) {
   if (!check_type(type).ok()) return false;
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(registration_mutex());
   return g_registered[static_cast<size_t>(type)] &&
-         et::get_device_allocator(type) == &g_routers[static_cast<size_t>(type)];
+         et::get_device_allocator(type) == &routers()[static_cast<size_t>(type)];
 }
 
 et::DeviceAllocator* installed_allocator(EtDeviceType type) {
   if (!check_type(type).ok()) return nullptr;
-  return g_routers[static_cast<size_t>(type)].current();
+  return routers()[static_cast<size_t>(type)].current();
 }
 
 uint64_t calls_without_allocator(EtDeviceType type) {
   if (!check_type(type).ok()) return 0;
-  return g_routers[static_cast<size_t>(type)].strays();
+  return routers()[static_cast<size_t>(type)].strays();
 }
 
 ScopedExecutorchAllocator::ScopedExecutorchAllocator(et::DeviceAllocator& allocator)
     : allocator_(&allocator), type_(allocator.device_type()) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(registration_mutex());
   status_ = ensure_registered_locked(type_);
-  if (status_.ok()) g_routers[static_cast<size_t>(type_)].push(allocator_);
+  if (status_.ok()) routers()[static_cast<size_t>(type_)].push(allocator_);
 }
 
 ScopedExecutorchAllocator::~ScopedExecutorchAllocator() {
   if (!status_.ok()) return;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_routers[static_cast<size_t>(type_)].remove(allocator_);
+  std::lock_guard<std::mutex> lock(registration_mutex());
+  routers()[static_cast<size_t>(type_)].remove(allocator_);
 }
 
 }  // namespace devplan::executorch_testing

@@ -14,17 +14,20 @@
 //   Module module("model.pte");
 //   module.load_method("forward");                    // allocates through `cuda`
 //
-// When no scope is live, the router's allocate() and copies fail with NotFound and its
-// deallocate() frees nothing; each such call is logged through ExecuTorch's log and counted
-// (calls_without_allocator): a Module that outlives the scope of its allocator frees into the
-// void, and a test can see that it did.
+// Allocations and copies go to the allocator installed now; a free goes to the allocator that
+// returned the pointer, while its scope lasts (a Module made under an outer scope and destroyed
+// under a nested one frees into the outer allocator). Once that scope has ended the free goes
+// to whichever allocator is installed, which records it as an unknown free. When no scope is
+// live, allocate() and copies fail with NotFound and deallocate() frees nothing; each such call
+// is logged through ExecuTorch's log and counted (calls_without_allocator).
 //
 // A device type whose slot in ExecuTorch's registry already holds an allocator that is not
 // devplan's router (registered by a backend's static initialiser, say) cannot be routed: the
 // scope's status() is AlreadyRegistered and says so, and nothing is installed.
 //
-// Threading: scopes may be made and ended on any thread; the routers' calls read the installed
-// allocator without taking a lock. An allocator must outlive every scope that installs it.
+// Threading: scopes may be made and ended on any thread, but a scope must not end while a call
+// routed to its allocator is still running on another thread (the call reads the installed
+// allocator without a lock). An allocator must outlive every scope that installs it.
 #pragma once
 
 #include <cstdint>

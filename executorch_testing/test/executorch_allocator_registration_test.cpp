@@ -57,6 +57,42 @@ TEST_F(ExecutorchAllocatorRegistration, ScopesNestAndEndInAnyOrder) {
   EXPECT_EQ(installed_allocator(EtDeviceType::CUDA), nullptr);
 }
 
+TEST_F(ExecutorchAllocatorRegistration, AFreeGoesToTheAllocatorThatAllocated) {
+  TrackingExecutorchAllocator outer;
+  ScopedExecutorchAllocator outer_scope(outer);
+  et::DeviceAllocator* router = et::get_device_allocator(EtDeviceType::CUDA);
+  ASSERT_NE(router, nullptr);
+  et::Result<void*> p = router->allocate(48, 0, 8);
+  ASSERT_TRUE(p.ok());
+  {
+    TrackingExecutorchAllocator inner;
+    ScopedExecutorchAllocator inner_scope(inner);
+    router->deallocate(*p, 0);  // made under `outer`, freed while `inner` is installed
+    EXPECT_EQ(inner.tracking().misuse_report(), "");
+    EXPECT_EQ(inner.tracking().allocate_calls(), 0u);
+  }
+  EXPECT_EQ(outer.ledger_report(), "#1 cuda:0 48 B align 8 owner -  freed\n");
+  EXPECT_EQ(outer.tracking().misuse_report(), "");
+}
+
+TEST_F(ExecutorchAllocatorRegistration, AFreeAfterItsAllocatorsScopeEndedIsTheCurrentOnesMisuse) {
+  TrackingExecutorchAllocator later;
+  et::DeviceAllocator* router = nullptr;
+  void* stale = nullptr;
+  {
+    TrackingExecutorchAllocator gone;
+    ScopedExecutorchAllocator scope(gone);
+    router = et::get_device_allocator(EtDeviceType::CUDA);
+    et::Result<void*> p = router->allocate(16, 0, 8);
+    ASSERT_TRUE(p.ok());
+    stale = *p;
+    gone.deallocate(stale, 0);  // freed directly, so `gone` has nothing live at its end
+  }
+  ScopedExecutorchAllocator scope(later);
+  router->deallocate(stale, 0);
+  EXPECT_EQ(later.tracking().misuse().size(), 1u) << later.tracking().misuse_report();
+}
+
 TEST_F(ExecutorchAllocatorRegistration, WithNothingInstalledCallsFailAndAreCounted) {
   ASSERT_TRUE(ensure_router_registered(EtDeviceType::CUDA).ok());
   et::DeviceAllocator* router = et::get_device_allocator(EtDeviceType::CUDA);

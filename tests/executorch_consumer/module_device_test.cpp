@@ -83,6 +83,7 @@ TEST_F(ModuleDeviceTest, ACapacityTooSmallForTheBufferFailsTheLoad) {
   Module module(program("devplan_two_devices.pte"));
   EXPECT_EQ(module.load_method("forward"), Error::MemoryAllocationFailed);
   EXPECT_EQ(tracking().live_count(), 0u);
+  ASSERT_EQ(tracking().failed_allocations().size(), 1u);
   EXPECT_EQ(device_allocator().ledger_report(),
             "#1 cuda:0 96 B align 8 owner -  freed\n"
             "#2 cuda:1 96 B align 8 owner -  FAILED MemoryAllocationFailed: " +

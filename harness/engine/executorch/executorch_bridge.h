@@ -29,7 +29,7 @@ class ScopedExecutorchAllocator;
 
 namespace devplan::harness::executorch_bridge {
 
-// Registers the forwarding allocator, the log hook and DevplanDeviceBackend (once).
+// Registers executorch_testing's CUDA router, the log hook and DevplanDeviceBackend (once).
 void install();
 
 // Installs `target` as the allocator the CUDA forwarder uses, for this object's lifetime.

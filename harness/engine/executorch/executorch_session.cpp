@@ -1,6 +1,6 @@
 // The ExecuTorch engine: ExecuTorch 1.5.1's own Module (libexecutorch.so from the PyPI wheel)
-// over the program bytes, its device buffers allocated through executorch_bridge's forwarding
-// allocator into the DeviceEnvironment's allocator.
+// over the program bytes, its device buffers allocated through executorch_bridge's router
+// and adaptor into the DeviceEnvironment's allocator.
 #include <map>
 #include <unordered_map>
 
