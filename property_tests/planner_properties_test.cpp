@@ -34,6 +34,7 @@ struct PlannerCase {
     o.algorithm = algorithm;
     o.alignment = alignment;
     o.search_iterations = search_iterations;
+    o.budget_steps = 5000;  // exact and best alike: exact <= best holds at equal budgets
     o.propagation.skip_h2d_for_method_inputs = skip_h2d_for_method_inputs;
     o.propagation.skip_d2h_for_method_outputs = skip_d2h_for_method_outputs;
     return o;
@@ -223,14 +224,23 @@ DEVPLAN_PROP(Planner, BestNoLargerThanGreedyNoLargerThanNaive, ()) {
   const MethodMemoryPlan& naive = plans.at(PlannerAlgorithm::Naive);
   const MethodMemoryPlan& greedy = plans.at(PlannerAlgorithm::Greedy);
   const MethodMemoryPlan& best = plans.at(PlannerAlgorithm::Best);
+  const MethodMemoryPlan& exact = plans.at(PlannerAlgorithm::Exact);
   for (const auto& [algorithm, plan] : plans)
     RC_ASSERT(plan.buffers.size() == naive.buffers.size());
   for (size_t b = 0; b < naive.buffers.size(); ++b) {
     RC_ASSERT(best.buffers[b].device == naive.buffers[b].device);
+    // exact <= best <= greedy <= naive; best no larger than any heuristic; every bound below
+    // every plan.
+    RC_ASSERT(exact.buffers[b].size <= best.buffers[b].size);
     RC_ASSERT(best.buffers[b].size <= greedy.buffers[b].size);
     RC_ASSERT(greedy.buffers[b].size <= naive.buffers[b].size);
-    for (const auto& [algorithm, plan] : plans)
-      RC_ASSERT(best.buffers[b].size <= plan.buffers[b].size);
+    for (const auto& [algorithm, plan] : plans) {
+      if (algorithm != PlannerAlgorithm::Exact) {
+        RC_ASSERT(best.buffers[b].size <= plan.buffers[b].size);
+      }
+      RC_ASSERT(plan.buffers[b].proven_bound >= plan.buffers[b].lower_bound);
+      RC_ASSERT(plan.buffers[b].proven_bound <= exact.buffers[b].size);
+    }
     uint64_t sum = 0;
     for (const PlannedTensor& t : naive.tensors) {
       if (t.planned && t.buffer_index == b) sum += aligned(t.nbytes, naive.alignment);
@@ -326,6 +336,7 @@ DEVPLAN_PROP(OffsetPlanner, ArbitraryItemsGetValidCompactPlans, ()) {
   OffsetPlannerOptions options;
   options.alignment = *rc::gen::element<uint64_t>(16, 1, 8, 256);
   options.search_iterations = *rc::gen::inRange<int64_t>(0, 257);
+  options.budget_steps = *rc::gen::inRange<int64_t>(0, 3001);
   const uint64_t bound = live_bytes_lower_bound(items, options.alignment);
   std::map<PlannerAlgorithm, uint64_t> sizes;
   for (PlannerAlgorithm algorithm : all_planner_algorithms()) {
@@ -337,11 +348,16 @@ DEVPLAN_PROP(OffsetPlanner, ArbitraryItemsGetValidCompactPlans, ()) {
     if (!violations.empty())
       RC_FAIL(std::string(planner_algorithm_name(algorithm)) + ": " + violations[0].message);
     RC_ASSERT(plan->size >= bound);
+    RC_ASSERT(plan->lower_bound >= bound);
+    RC_ASSERT(plan->lower_bound <= plan->size);
     sizes[algorithm] = plan->size;
   }
+  RC_ASSERT(sizes[PlannerAlgorithm::Exact] <= sizes[PlannerAlgorithm::Best]);
   RC_ASSERT(sizes[PlannerAlgorithm::Best] <= sizes[PlannerAlgorithm::Greedy]);
   RC_ASSERT(sizes[PlannerAlgorithm::Greedy] <= sizes[PlannerAlgorithm::Naive]);
-  for (const auto& [algorithm, size] : sizes) RC_ASSERT(sizes[PlannerAlgorithm::Best] <= size);
+  for (const auto& [algorithm, size] : sizes) {
+    if (algorithm != PlannerAlgorithm::Exact) RC_ASSERT(sizes[PlannerAlgorithm::Best] <= size);
+  }
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST(GraphPlanReplayTest, AValidGraphIsReadAndPlannedByEveryAlgorithm) {
   EXPECT_TRUE(outcome.read);
   EXPECT_EQ(outcome.graphs, 1u);
   EXPECT_EQ(outcome.planned, all_planner_algorithms().size());
-  EXPECT_EQ(outcome.planned, 5u);
+  EXPECT_EQ(outcome.planned, 6u);
 }
 
 TEST(GraphPlanReplayTest, BadJsonAndInvalidGraphsAreCleanErrors) {

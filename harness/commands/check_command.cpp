@@ -1,7 +1,8 @@
-// devplan check FILE.pte [--json]
+// devplan check FILE.pte [--budget-steps N] [--json]
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
+#include <harness/commands/replan.h>
 #include <harness/report/json_reports.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
@@ -19,17 +20,38 @@ std::string ratio_text(uint64_t size, uint64_t lower_bound) {
   return buf;
 }
 
-void print_text(std::ostream& out, const std::string& file,
-                const std::vector<MethodCheck>& checks) {
+// "12.50% above", "at".
+std::string above_text(uint64_t size, uint64_t bound) {
+  if (size <= bound || bound == 0) return "at";
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.2f%% above",
+                100.0 * (static_cast<double>(size) / static_cast<double>(bound) - 1.0));
+  return buf;
+}
+
+void print_text(std::ostream& out, const std::string& file, const std::vector<MethodCheck>& checks,
+                const std::vector<std::vector<BufferOptimum>>& optimums) {
   out << "file: " << file << "\n";
   size_t overlaps = 0, violations = 0;
-  for (const MethodCheck& m : checks) {
+  for (size_t mi = 0; mi < checks.size(); ++mi) {
+    const MethodCheck& m = checks[mi];
     out << "method " << m.name << ": " << m.num_steps << " steps\n";
-    for (const BufferCheck& b : m.buffers) {
+    for (size_t bi = 0; bi < m.buffers.size(); ++bi) {
+      const BufferCheck& b = m.buffers[bi];
+      const BufferOptimum& o = optimums[mi][bi];
       out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
           << b.device.to_string() << ", lower bound " << cli::format_bytes(b.lower_bound)
           << " (size/bound " << ratio_text(b.size, b.lower_bound) << "), " << b.planned_tensors
           << " planned tensors\n";
+      out << "    optimum: ";
+      if (o.optimal()) {
+        out << cli::format_bytes(o.best) << " (proven";
+      } else {
+        out << "between " << cli::format_bytes(o.proven_bound) << " and "
+            << cli::format_bytes(o.best) << " (the search's budget ran out";
+      }
+      out << ", " << o.steps << " search steps); the plan is " << above_text(b.size, o.proven_bound)
+          << (o.optimal() ? " the optimum" : " the proven bound") << "\n";
     }
     for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
     for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
@@ -47,6 +69,23 @@ void print_text(std::ostream& out, const std::string& file,
 
 }  // namespace
 
+Result<std::vector<std::vector<BufferOptimum>>> buffer_optimums(const std::string& file,
+                                                                int64_t budget_steps) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
+  std::vector<std::vector<BufferOptimum>> out;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
+    const MethodCheck check = check_method_plan(*plan);
+    std::vector<BufferOptimum> buffers;
+    for (size_t b = 0; b < check.buffers.size(); ++b) {
+      DEVPLAN_ASSIGN_OR_RETURN(BufferOptimum o, buffer_optimum(*plan, check, b, budget_steps));
+      buffers.push_back(o);
+    }
+    out.push_back(std::move(buffers));
+  }
+  return out;
+}
+
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
   DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
   std::vector<MethodCheck> checks;
@@ -60,16 +99,25 @@ Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
 int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file;
   bool json = false;
+  int64_t budget_steps = -1;
   std::unique_ptr<CLI::App> app =
       cli::make_command_app("check",
                             "Find planned tensors that share bytes while both are live, and "
                             "tensors whose device does not match their buffer's.");
   add_program_argument(*app, file);
   add_json_flag(*app, json);
+  app->add_option("--budget-steps", budget_steps,
+                  "the exact search's budget per buffer for the optimum, in search nodes "
+                  "(deterministic; default 4000000)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   Result<std::vector<MethodCheck>> checks = check_program_file(file);
-  if (!checks.ok()) {
-    const Error error = checks.error().with_context(file);
+  Result<std::vector<std::vector<BufferOptimum>>> optimums =
+      checks.ok() ? buffer_optimums(file, budget_steps)
+                  : Result<std::vector<std::vector<BufferOptimum>>>(checks.error());
+  if (!optimums.ok()) {
+    const Error error = optimums.error().with_context(file);
     if (json) {
       out << error_json(error) << "\n";
     } else {
@@ -80,9 +128,9 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   size_t findings = 0;
   for (const MethodCheck& m : *checks) findings += m.overlaps.size() + m.device_violations.size();
   if (json) {
-    out << check_json(file, *checks) << "\n";
+    out << check_json(file, *checks, *optimums) << "\n";
   } else {
-    print_text(out, file, *checks);
+    print_text(out, file, *checks, *optimums);
   }
   return findings == 0 ? cli::kExitOk : cli::kExitFinding;
 }

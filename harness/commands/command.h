@@ -9,6 +9,7 @@
 
 #include <harness/commands/device_environment.h>
 #include <harness/commands/memory_ceilings.h>
+#include <harness/commands/replan.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/program/file_data_loader.h>  // read_file
@@ -34,6 +35,10 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err);
 
 // Checks every method of the program in `file` (see runtime_ext/analysis/plan_check.h).
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file);
+
+// Per method and buffer of the program: the exact planner's optimum or bounds (replan.h).
+Result<std::vector<std::vector<BufferOptimum>>> buffer_optimums(const std::string& file,
+                                                                int64_t budget_steps = -1);
 
 // The plan picture of `file` (every method when `methods` is empty): SVG, or HTML when `html`.
 Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,

@@ -1,7 +1,10 @@
-// devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
+// devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|exact|best]
+//              [--budget-steps N] [--json]
+// devplan plan --intervals IN.csv [--capacity SIZE] [-o OUT.csv] [--json]   (plan_intervals.h)
 #include <harness/cli/byte_size.h>
 #include <harness/cli/exit_codes.h>
 #include <harness/commands/command.h>
+#include <harness/commands/plan_intervals.h>
 #include <harness/commands/planner_command_args.h>
 #include <harness/graph/graph_json.h>
 #include <harness/json/json.h>
@@ -27,9 +30,10 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   PlannerCommandArgs command_line;
   const PlannerCommandArgs* parsed = &command_line;
   if (std::optional<int> done = parse_planner_command(args, "plan", "GRAPH.json", kDescription,
-                                                      &command_line, out, err)) {
+                                                      &command_line, out, err, true)) {
     return *done;
   }
+  if (!parsed->intervals.empty()) return plan_intervals_command(*parsed, out, err);
   const std::string& file = parsed->input;
   const std::string& output = parsed->output;
   const bool json = parsed->json;
@@ -38,6 +42,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (!graphs.ok()) return fail(graphs.error().with_context(file));
   PlanOptions options;
   options.algorithm = parsed->algorithm;
+  options.budget_steps = parsed->budget_steps;
   Result<std::vector<MethodMemoryPlan>> plans = plan_methods(*graphs, options);
   if (!plans.ok()) return fail(plans.error().with_context(file));
   Result<std::vector<uint8_t>> bytes = emit_program(*plans);
@@ -60,6 +65,8 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
                            {"size", buf.size},
                            {"lower_bound", buf.lower_bound},
                            {"ratio", ratio(buf)},
+                           {"proven_bound", buf.proven_bound},
+                           {"optimal", buf.size == buf.proven_bound},
                            {"algorithm", planner_algorithm_name(buf.algorithm)},
                            {"tensors", buf.num_tensors}});
       }
@@ -82,7 +89,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
                     planner_algorithm_name(buf.algorithm), buf.num_tensors);
       out << "  buffer " << b << " on " << buf.device.to_string() << ": "
           << cli::format_bytes(buf.size) << ", lower bound " << cli::format_bytes(buf.lower_bound)
-          << tail << "\n";
+          << tail << ", " << optimality_text(buf.size, buf.proven_bound) << "\n";
     }
   }
   out << "wrote " << output << "\n";

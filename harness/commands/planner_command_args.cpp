@@ -1,28 +1,79 @@
 #include <harness/commands/planner_command_args.h>
 
+#include <harness/cli/byte_size.h>
 #include <harness/cli/command_line.h>
 #include <harness/cli/exit_codes.h>
 #include <harness/report/json_reports.h>
+
+#include <cstdio>
 
 namespace devplan::harness {
 
 std::optional<int> parse_planner_command(const Args& args, const char* command,
                                          const char* input_name, const char* description,
                                          PlannerCommandArgs* parsed, std::ostream& out,
-                                         std::ostream& err) {
+                                         std::ostream& err, bool allow_intervals) {
   std::unique_ptr<CLI::App> app = cli::make_command_app(command, description);
-  app->add_option(input_name, parsed->input, "the input")->required();
-  app->add_option("-o,--output", parsed->output, "the program to write")
-      ->type_name("OUT.pte")
-      ->required();
+  CLI::Option* input = app->add_option(input_name, parsed->input, "the input");
+  CLI::Option* output =
+      app->add_option("-o,--output", parsed->output,
+                      allow_intervals ? "the program to write (with --intervals: the "
+                                        "CSV with offsets; default: standard output)"
+                                      : "the program to write");
+  output->type_name(allow_intervals ? "OUT.pte|OUT.csv" : "OUT.pte");
   app->add_option_function<std::string>(
          "--algorithm",
          [parsed](const std::string& name) { parsed->algorithm = *parse_planner_algorithm(name); },
          "the offset planner (default best: the smallest of all)")
-      ->type_name("naive|greedy|greedy_breadth|search|best")
+      ->type_name("naive|greedy|greedy_breadth|search|exact|best")
       ->check(cli::checked_by(&parse_planner_algorithm));
+  app->add_option("--budget-steps", parsed->budget_steps,
+                  "the exact search's budget per buffer, in search nodes (deterministic; "
+                  "default 4000000 for exact, 20000 inside best)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
   app->add_flag("--json", parsed->json, "print one JSON document instead of text");
+  if (allow_intervals) {
+    CLI::Option* intervals =
+        app->add_option("--intervals", parsed->intervals,
+                        "plan an instance in the field's CSV format (id,lower,upper,size"
+                        "[,alignment]; lifetimes [lower, upper)) instead of a graph")
+            ->type_name("IN.csv");
+    app->add_option_function<std::string>(
+           "--capacity",
+           [parsed](const std::string& text) { parsed->capacity = *cli::parse_byte_size(text); },
+           "with --intervals: whether the instance fits within SIZE bytes (exit 0 with a plan, "
+           "1 when it does not)")
+        ->type_name("SIZE")
+        ->check(cli::checked_by(&cli::parse_byte_size))
+        ->needs(intervals);
+    input->excludes(intervals);
+    std::optional<int> done = cli::parse_command_line(*app, args, out, err);
+    if (done) return done;
+    if (parsed->intervals.empty() && (parsed->input.empty() || parsed->output.empty())) {
+      err << "devplan " << command << ": " << input_name
+          << " and -o are required (or --intervals IN.csv)\n";
+      return cli::kExitUsage;
+    }
+    return std::nullopt;
+  }
+  input->required();
+  output->required();
   return cli::parse_command_line(*app, args, out, err);
+}
+
+OffsetPlannerOptions offset_planner_options(const PlannerCommandArgs& args) {
+  OffsetPlannerOptions options;
+  options.budget_steps = args.budget_steps;
+  return options;
+}
+
+std::string optimality_text(uint64_t size, uint64_t proven_bound) {
+  if (size <= proven_bound) return "optimal";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2f%% above the proven bound",
+                100.0 * (size_over_lower_bound(size, proven_bound) - 1.0));
+  return buf;
 }
 
 double size_over_lower_bound(uint64_t size, uint64_t lower_bound) {

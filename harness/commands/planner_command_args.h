@@ -1,5 +1,8 @@
 // The command line shared by `devplan plan` and `devplan replan`:
-//   <INPUT> -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
+//   <INPUT> -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|exact|best]
+//           [--budget-steps N] [--json]
+// and, for `plan` only (allow_intervals), the field's instance format instead of a graph:
+//   --intervals IN.csv [--capacity SIZE] [-o OUT.csv] [--json]
 #pragma once
 
 #include <optional>
@@ -15,7 +18,10 @@ struct PlannerCommandArgs {
   std::string input;
   std::string output;
   PlannerAlgorithm algorithm = PlannerAlgorithm::Best;
+  int64_t budget_steps = -1;  // the exact search's nodes per buffer; negative: the default
   bool json = false;
+  std::string intervals;             // --intervals IN.csv
+  std::optional<uint64_t> capacity;  // --capacity SIZE
 };
 
 // Parses `args` for `command` ("plan") into `parsed`. Nullopt when the command should go on;
@@ -24,7 +30,13 @@ struct PlannerCommandArgs {
 std::optional<int> parse_planner_command(const Args& args, const char* command,
                                          const char* input_name, const char* description,
                                          PlannerCommandArgs* parsed, std::ostream& out,
-                                         std::ostream& err);
+                                         std::ostream& err, bool allow_intervals = false);
+
+// The planner options the command line asks for.
+OffsetPlannerOptions offset_planner_options(const PlannerCommandArgs& args);
+
+// "optimal", or "N.NN% above the proven bound" (size over bound minus one).
+std::string optimality_text(uint64_t size, uint64_t proven_bound);
 
 // size / lower_bound: how far a planned buffer is above the bound (1 for two empty ones, 0 for
 // a buffer with no bound).

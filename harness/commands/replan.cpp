@@ -12,17 +12,18 @@ namespace {
 
 constexpr uint64_t kReplanAlignment = 16;  // the exporter's and the lower bound's
 
-// Re-plans buffer `b` of `plan` in place when that makes it smaller.
-Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, size_t b,
-                                   PlannerAlgorithm algorithm) {
-  ReplanBuffer out;
-  out.index = b;
-  out.device = plan.buffer_devices[b];
-  out.old_size = plan.buffer_sizes[b];
-  out.lower_bound = check.buffers[b].lower_bound;
+// The tensors of buffer `b` a planner places: one item per tensor that is not a view.
+struct BufferItems {
   std::vector<PlanItem> items;
   std::vector<int32_t> owners;  // value index per item
   uint64_t unnamed_bytes = 0;   // planned tensors no instruction names: at offset 0
+};
+
+BufferItems buffer_items(const MethodPlan& plan, const MethodCheck& check, size_t b) {
+  BufferItems out;
+  std::vector<PlanItem>& items = out.items;
+  std::vector<int32_t>& owners = out.owners;
+  uint64_t& unnamed_bytes = out.unnamed_bytes;
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValueInfo& value = plan.values[v];
     if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() ||
@@ -38,11 +39,28 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
     items.push_back(PlanItem{value.tensor.nbytes, l.first, l.last});
     owners.push_back(static_cast<int32_t>(v));
   }
+  return out;
+}
+
+// Re-plans buffer `b` of `plan` in place when that makes it smaller.
+Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, size_t b,
+                                   PlannerAlgorithm algorithm, int64_t budget_steps) {
+  ReplanBuffer out;
+  out.index = b;
+  out.device = plan.buffer_devices[b];
+  out.old_size = plan.buffer_sizes[b];
+  out.lower_bound = check.buffers[b].lower_bound;
+  const BufferItems buffer = buffer_items(plan, check, b);
+  const std::vector<int32_t>& owners = buffer.owners;
+  const uint64_t unnamed_bytes = buffer.unnamed_bytes;
   OffsetPlannerOptions options;
   options.alignment = kReplanAlignment;
-  DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan offsets, plan_offsets(items, algorithm, options));
+  options.budget_steps = budget_steps;
+  DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan offsets, plan_offsets(buffer.items, algorithm, options));
+  out.proven_bound = std::max(offsets.lower_bound, unnamed_bytes);
   out.algorithm = offsets.algorithm;
   const uint64_t new_size = std::max(offsets.size, unnamed_bytes);
+  out.planned_size = new_size;
   if (new_size >= out.old_size) {
     out.kept = true;
     out.new_size = out.old_size;
@@ -94,7 +112,23 @@ MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replann
 
 }  // namespace
 
-Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm) {
+Result<BufferOptimum> buffer_optimum(const MethodPlan& plan, const MethodCheck& check, size_t b,
+                                     int64_t budget_steps) {
+  const BufferItems buffer = buffer_items(plan, check, b);
+  OffsetPlannerOptions options;
+  options.alignment = kReplanAlignment;
+  options.budget_steps = budget_steps;
+  DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan offsets,
+                           plan_offsets(buffer.items, PlannerAlgorithm::Exact, options));
+  BufferOptimum out;
+  out.best = std::max(offsets.size, buffer.unnamed_bytes);
+  out.proven_bound = std::max(offsets.lower_bound, buffer.unnamed_bytes);
+  out.steps = offsets.exact_steps;
+  return out;
+}
+
+Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm,
+                                    int64_t budget_steps) {
   DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
   ReplanResult result;
   std::vector<MethodPlanEdits> edits;
@@ -105,7 +139,8 @@ Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm 
     ReplanMethod method;
     method.name = plan.name;
     for (size_t b = 0; b < plan.buffer_sizes.size(); ++b) {
-      DEVPLAN_ASSIGN_OR_RETURN(ReplanBuffer buffer, replan_buffer(plan, check, b, algorithm));
+      DEVPLAN_ASSIGN_OR_RETURN(ReplanBuffer buffer,
+                               replan_buffer(plan, check, b, algorithm, budget_steps));
       method.buffers.push_back(buffer);
     }
     edits.push_back(plan_edits(*original, plan));

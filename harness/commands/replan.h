@@ -15,9 +15,11 @@
 #include <vector>
 
 #include <harness/engine/program_image.h>
+#include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/planning/offset_planner.h>
+#include <runtime_ext/program/method_plan.h>
 #include <runtime_ext/writer/plan_rewrite.h>
 
 namespace devplan::harness {
@@ -26,9 +28,11 @@ struct ReplanBuffer {
   size_t index = 0;
   Device device;
   uint64_t old_size = 0;
-  uint64_t new_size = 0;     // == old_size when kept
-  uint64_t lower_bound = 0;  // the largest total of live bytes (aligned to 16) at one step
-  bool kept = false;         // ours would not have been smaller: the original layout stays
+  uint64_t new_size = 0;      // == old_size when kept
+  uint64_t lower_bound = 0;   // the largest total of live bytes (aligned to 16) at one step
+  uint64_t planned_size = 0;  // the size of our plan, kept or not
+  uint64_t proven_bound = 0;  // proven: no plan of the buffer is smaller (the planner's bound)
+  bool kept = false;          // ours would not have been smaller: the original layout stays
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the plan's, when not kept
 };
 
@@ -44,6 +48,19 @@ struct ReplanResult {
 };
 
 // Errors: the program does not load (its error), a method does not validate, a planner error.
-Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm);
+// `budget_steps`: the exact search's nodes per buffer (exact, best); negative: the default.
+Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm,
+                                    int64_t budget_steps = -1);
+
+// The smallest plan the exact planner finds for buffer `b` of `plan` (its tensors under the
+// lifetime rules above) and the bound it proves: best == proven_bound when it is the optimum.
+struct BufferOptimum {
+  uint64_t best = 0;
+  uint64_t proven_bound = 0;
+  int64_t steps = 0;  // exact search nodes used
+  bool optimal() const { return best == proven_bound; }
+};
+Result<BufferOptimum> buffer_optimum(const MethodPlan& plan, const MethodCheck& check, size_t b,
+                                     int64_t budget_steps = -1);
 
 }  // namespace devplan::harness

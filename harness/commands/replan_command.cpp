@@ -1,4 +1,5 @@
-// devplan replan IN.pte -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|best] [--json]
+// devplan replan IN.pte -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|exact|best]
+//                [--budget-steps N] [--json]
 #include <cstdio>
 
 #include <harness/cli/byte_size.h>
@@ -38,7 +39,7 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
   auto fail = [&](const Error& e) { return fail_planner_command(e, "replan", json, out, err); };
   Result<ProgramImage> image = ProgramImage::map(file);
   if (!image.ok()) return fail(image.error());
-  Result<ReplanResult> result = replan_program(*image, parsed->algorithm);
+  Result<ReplanResult> result = replan_program(*image, parsed->algorithm, parsed->budget_steps);
   if (!result.ok()) return fail(result.error().with_context(file));
   Error e = write_file(output, std::string(result->bytes.begin(), result->bytes.end()));
   if (!e.ok()) return fail(e);
@@ -57,6 +58,8 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
                            {"old_size", b.old_size},
                            {"new_size", b.new_size},
                            {"lower_bound", b.lower_bound},
+                           {"proven_bound", b.proven_bound},
+                           {"optimal", b.new_size == b.proven_bound},
                            {"saving_percent", saving(b)},
                            {"kept", b.kept}});
       }
@@ -75,7 +78,8 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
                     b.kept ? " (kept: ours would not be smaller)" : "");
       out << "  buffer " << b.index << " on " << b.device.to_string() << ": "
           << cli::format_bytes(b.old_size) << " -> " << cli::format_bytes(b.new_size)
-          << " (lower bound " << cli::format_bytes(b.lower_bound) << tail << "\n";
+          << " (lower bound " << cli::format_bytes(b.lower_bound) << tail << ", "
+          << optimality_text(b.new_size, b.proven_bound) << "\n";
     }
   }
   out << "wrote " << output << "\n";

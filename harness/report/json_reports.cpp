@@ -240,7 +240,8 @@ std::string run_json(const RunReport& report) {
   return write_json(doc);
 }
 
-std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks) {
+std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
+                       const std::vector<std::vector<BufferOptimum>>& optimums) {
   size_t overlaps = 0, violations = 0;
   for (const MethodCheck& m : checks) {
     overlaps += m.overlaps.size();
@@ -250,17 +251,27 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
   doc["file"] = file;
   doc["status"] = overlaps > 0 ? "overlap" : violations > 0 ? "device" : "clean";
   Json methods = Json::array();
-  for (const MethodCheck& m : checks) {
+  for (size_t mi = 0; mi < checks.size(); ++mi) {
+    const MethodCheck& m = checks[mi];
     Json method;
     method["name"] = m.name;
     method["steps"] = m.num_steps;
     Json buffers = Json::array();
-    for (const BufferCheck& b : m.buffers) {
-      buffers.push_back({{"index", b.index},
-                         {"size", b.size},
-                         {"device", b.device.to_string()},
-                         {"lower_bound", b.lower_bound},
-                         {"planned_tensors", b.planned_tensors}});
+    for (size_t bi = 0; bi < m.buffers.size(); ++bi) {
+      const BufferCheck& b = m.buffers[bi];
+      Json buffer = {{"index", b.index},
+                     {"size", b.size},
+                     {"device", b.device.to_string()},
+                     {"lower_bound", b.lower_bound},
+                     {"planned_tensors", b.planned_tensors}};
+      if (mi < optimums.size() && bi < optimums[mi].size()) {
+        const BufferOptimum& o = optimums[mi][bi];
+        buffer["optimum"] = {{"best", o.best},
+                             {"proven_bound", o.proven_bound},
+                             {"optimal", o.optimal()},
+                             {"steps", o.steps}};
+      }
+      buffers.push_back(std::move(buffer));
     }
     method["buffers"] = std::move(buffers);
     Json overlap_list = Json::array();

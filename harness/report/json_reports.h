@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <harness/commands/program_summary.h>
+#include <harness/commands/replan.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
 #include <runtime_ext/analysis/plan_check.h>
@@ -36,6 +37,9 @@ std::string run_json(const RunReport& report);
 // {"file", "status": "clean"|"overlap", "methods": [{"name", "steps", "buffers": [{"index",
 //  "size", "device", "lower_bound", "planned_tensors"}], "overlaps": [{"buffer", "values": [a, b],
 //  "bytes": [[a_begin, a_end], [b_begin, b_end]], "instructions": [first, last]}]}]}
-std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks);
+// `optimums`, per method and buffer (or empty): the exact planner's optimum or bounds, as
+// "optimum" {best, proven_bound, optimal, steps} on each buffer.
+std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
+                       const std::vector<std::vector<BufferOptimum>>& optimums = {});
 
 }  // namespace devplan::harness

@@ -34,7 +34,9 @@ TEST(CheckCommandTest, RealFilesCheckClean) {
   EXPECT_EQ(r.out, "file: " + real_program("linear_no_constant_segment.pte") +
                        "\nmethod forward: 2 steps\n"
                        "  buffer 0: 32 B on cpu:0, lower bound 32 B (size/bound 1.000), 3 planned "
-                       "tensors\nresult: clean\n");
+                       "tensors\n"
+                       "    optimum: 32 B (proven, 0 search steps); the plan is at the optimum\n"
+                       "result: clean\n");
   EXPECT_EQ(run(&check_command, {real_program("add.pte")}).exit_code, 0);
 }
 
@@ -96,7 +98,11 @@ TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {
                        "\nmethod forward: 48 steps\n"
                        "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 851968 B (832.0 KiB) "
                        "(size/bound 1.240), 75 "
-                       "planned tensors\nresult: clean\n");
+                       "planned tensors\n"
+                       // ExecuTorch's plan against the proven optimum of the same lifetimes.
+                       "    optimum: 851968 B (832.0 KiB) (proven, 0 search steps); the plan is "
+                       "24.04% above the optimum\n"
+                       "result: clean\n");
   testing::CommandResult json =
       testing::run(&check_command, {upstream("transformer.pte"), "--json"});
   EXPECT_THAT(json.out, HasSubstr(R"({"value":198,"base":191})")) << json.out;
@@ -121,6 +127,7 @@ TEST(CheckCommandTest, LegacyDeviceTensorsAreWarningsNotFindings) {
       "file: " + upstream("device_legacy_no_device_planning.pte") +
           "\nmethod forward: 1 steps\n"
           "  buffer 0: 384 B on cpu:0, lower bound 384 B (size/bound 1.000), 3 planned tensors\n"
+          "    optimum: 384 B (proven, 0 search steps); the plan is at the optimum\n"
           "  warning: value 0: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
           "  warning: value 1: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"
           "  warning: value 2: tagged cuda:0, planned in host buffer 0 (legacy planning)\n"

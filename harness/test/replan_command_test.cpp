@@ -77,14 +77,15 @@ TEST(ReplanCommandTest, ReportsOldNewAndLowerBoundPerBuffer) {
             "method forward:\n"
             "  buffer 0 on cpu:0: 10240 B (10.0 KiB) -> 8192 B (8.0 KiB) (lower bound 8192 B "
             "(8.0 KiB), 1.0000 of it), "
-            "saving 20.0%\nwrote " +
+            "saving 20.0%, optimal\nwrote " +
                 out + "\n");
   testing::CommandResult kept = run(&replan_command, {upstream("mlp.pte"), "-o", out, "--json"});
   EXPECT_EQ(kept.exit_code, 0);
   EXPECT_THAT(
       kept.out,
       HasSubstr(R"("buffers":[{"index":0,"device":"cpu:0","old_size":69632,"new_size":69632,)"
-                R"("lower_bound":69632,"saving_percent":0.0,"kept":true}])"))
+                R"("lower_bound":69632,"proven_bound":69632,"optimal":true,"saving_percent":0.0,)"
+                R"("kept":true}])"))
       << kept.out;
 }
 
@@ -95,9 +96,10 @@ TEST(ReplanCommandTest, AWastefulDevicePlanShrinksAndRunsTheSame) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(
       r.out,
-      HasSubstr("  buffer 0 on cpu:0: 48 B -> 32 B (lower bound 32 B, 1.0000 of it), saving 33.3%\n"
+      HasSubstr("  buffer 0 on cpu:0: 48 B -> 32 B (lower bound 32 B, 1.0000 of it), saving "
+                "33.3%, optimal\n"
                 "  buffer 1 on cuda:0: 48 B -> 48 B (lower bound 48 B, 1.0000 of it), saving "
-                "0.0% (kept: ours would not be smaller)\n"))
+                "0.0% (kept: ours would not be smaller), optimal\n"))
       << r.out;
   for (const std::string& file : {in, out}) {
     testing::CommandResult ran = run(&run_command, {file, "--input", "1,2,3,4", "--input", "10"});

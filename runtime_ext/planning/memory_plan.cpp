@@ -75,13 +75,14 @@ Result<MethodMemoryPlan> plan_all_but_graph(const DeviceGraph& dg, const PlanOpt
     if (pt.planned) partitions[pt.device].push_back(static_cast<int32_t>(t));
   }
   if (partitions.empty()) {
-    plan.buffers.push_back(PlannedBuffer{Device::cpu(), 0, 0, options.algorithm, 0});
+    plan.buffers.push_back(PlannedBuffer{Device::cpu(), 0, 0, 0, options.algorithm, 0});
     return plan;
   }
   OffsetPlannerOptions offset_options;
   offset_options.alignment = plan.alignment;
   offset_options.seed = options.seed;
   offset_options.search_iterations = options.search_iterations;
+  offset_options.budget_steps = options.budget_steps;
   for (const auto& [device, members] : partitions) {
     std::vector<PlanItem> items;
     items.reserve(members.size());
@@ -96,6 +97,7 @@ Result<MethodMemoryPlan> plan_all_but_graph(const DeviceGraph& dg, const PlanOpt
     buffer.device = device;
     buffer.size = op->size;
     buffer.lower_bound = live_bytes_lower_bound(items, plan.alignment);
+    buffer.proven_bound = op->lower_bound;
     buffer.algorithm = op->algorithm;
     buffer.num_tensors = members.size();
     plan.buffers.push_back(buffer);

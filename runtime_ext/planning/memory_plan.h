@@ -36,6 +36,7 @@ struct PlanOptions {
   PropagationOptions propagation;
   uint64_t seed = kDefaultPlannerSeed;
   int64_t search_iterations = -1;  // per device partition; negative: default_search_iterations
+  int64_t budget_steps = -1;       // exact search nodes per partition; negative: the default
 };
 
 struct PlannedTensor {
@@ -51,6 +52,9 @@ struct PlannedBuffer {
   Device device;
   uint64_t size = 0;         // bytes
   uint64_t lower_bound = 0;  // largest total of aligned live bytes at one step on this device
+  // Proven: no plan of this buffer's tensors is smaller (>= lower_bound; the exact search's
+  // bound with exact and best). size == proven_bound: the plan is optimal.
+  uint64_t proven_bound = 0;
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the algorithm whose plan was kept
   size_t num_tensors = 0;                                // planned tensors in this buffer
 };

@@ -4,6 +4,7 @@
 #include <climits>
 #include <optional>
 
+#include <runtime_ext/planning/exact_planner.h>
 #include <runtime_ext/planning/local_search.h>
 #include <runtime_ext/planning/placement_engine.h>
 #include <runtime_ext/planning/range_minimum.h>
@@ -20,6 +21,8 @@ const char* planner_algorithm_name(PlannerAlgorithm algorithm) {
       return "greedy_breadth";
     case PlannerAlgorithm::Search:
       return "search";
+    case PlannerAlgorithm::Exact:
+      return "exact";
     case PlannerAlgorithm::Best:
       return "best";
   }
@@ -27,8 +30,8 @@ const char* planner_algorithm_name(PlannerAlgorithm algorithm) {
 }
 
 std::vector<PlannerAlgorithm> all_planner_algorithms() {
-  return {PlannerAlgorithm::Naive, PlannerAlgorithm::Greedy, PlannerAlgorithm::GreedyBreadth,
-          PlannerAlgorithm::Search, PlannerAlgorithm::Best};
+  return {PlannerAlgorithm::Naive,  PlannerAlgorithm::Greedy, PlannerAlgorithm::GreedyBreadth,
+          PlannerAlgorithm::Search, PlannerAlgorithm::Exact,  PlannerAlgorithm::Best};
 }
 
 Result<PlannerAlgorithm> parse_planner_algorithm(const std::string& name) {
@@ -37,7 +40,11 @@ Result<PlannerAlgorithm> parse_planner_algorithm(const std::string& name) {
   }
   return Error(ErrorCode::InvalidArgument,
                "unknown planner algorithm '" + name +
-                   "' (expected naive, greedy, greedy_breadth, search or best)");
+                   "' (expected naive, greedy, greedy_breadth, search, exact or best)");
+}
+
+int64_t default_exact_steps(PlannerAlgorithm algorithm) {
+  return algorithm == PlannerAlgorithm::Exact ? 4000000 : 20000;
 }
 
 int64_t default_search_iterations(size_t num_items) {
@@ -266,8 +273,11 @@ bool better(const Candidate& a, const Candidate& b) { return a.total < b.total; 
 
 }  // namespace
 
-Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgorithm algorithm,
-                                const OffsetPlannerOptions& options) {
+namespace {
+
+Result<OffsetPlan> plan_without_bound(const std::vector<PlanItem>& items,
+                                      PlannerAlgorithm algorithm,
+                                      const OffsetPlannerOptions& options) {
   if (!is_power_of_two(options.alignment)) {
     return Error(ErrorCode::InvalidArgument,
                  "alignment " + std::to_string(options.alignment) + " is not a power of two");
@@ -448,7 +458,43 @@ Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgor
                        to_plan(searched.offsets, searched.total, PlannerAlgorithm::Search)}) {
     if (p.size < best.size) best = std::move(p);
   }
+  best.lower_bound = lower_bound;
+  if (best.size <= lower_bound && algorithm == PlannerAlgorithm::Best) return best;
+
+  // exact, and best above the bound: the exact search from the best plan, in units of the
+  // alignment (every size and offset is a multiple of it).
+  const uint64_t unit = options.alignment;
+  if (sum / unit > (uint64_t{1} << 62)) return best;  // beyond the exact search's arithmetic
+  std::vector<ExactItem> exact_items(compact_items.size());
+  std::vector<uint64_t> incumbent(compact_items.size());
+  for (size_t k = 0; k < compact_items.size(); ++k) {
+    const PlanItem& it = compact_items[k];
+    exact_items[k] = ExactItem{it.size / unit, it.first, static_cast<int64_t>(it.last) + 1, 1};
+    incumbent[k] = best.offsets[compact_to_item[k]] / unit;
+  }
+  const int64_t budget =
+      options.budget_steps >= 0 ? options.budget_steps : default_exact_steps(algorithm);
+  ExactPlan exact = minimize_exact(exact_items, std::move(incumbent), budget);
+  std::vector<uint64_t> offsets(exact.offsets.size());
+  for (size_t k = 0; k < offsets.size(); ++k) offsets[k] = exact.offsets[k] * unit;
+  const uint64_t exact_size = exact.height * unit;
+  if (algorithm == PlannerAlgorithm::Exact || exact_size < best.size) {
+    best = to_plan(offsets, exact_size, PlannerAlgorithm::Exact);
+  }
+  best.lower_bound = std::max(lower_bound, exact.lower_bound * unit);
+  best.exact_steps = exact.steps;
   return best;
+}
+
+}  // namespace
+
+Result<OffsetPlan> plan_offsets(const std::vector<PlanItem>& items, PlannerAlgorithm algorithm,
+                                const OffsetPlannerOptions& options) {
+  DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan plan, plan_without_bound(items, algorithm, options));
+  if (algorithm != PlannerAlgorithm::Exact && algorithm != PlannerAlgorithm::Best) {
+    plan.lower_bound = live_bytes_lower_bound(items, options.alignment);
+  }
+  return plan;
 }
 
 }  // namespace devplan

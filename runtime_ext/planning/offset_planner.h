@@ -27,8 +27,15 @@
 //                  wall-clock limit by design: it would make the plan depend on the machine.
 //                  The cost is bounded all the same: an iteration's cost depends on the
 //                  neighbourhood, not on the item count, and the default budget is capped.
+//   exact          the plan `best`'s heuristics give, then the exact search (exact_planner.h)
+//                  from it: first at the live-bytes lower bound, then bisecting between the
+//                  proven bound and the best plan found. Within its budget (budget_steps, in
+//                  search nodes) it returns a plan of minimum size and proves it; when the
+//                  budget runs out, its best plan and the best bound it proved (lower_bound).
+//                  Sizes are searched in units of the alignment.
 //   best           runs all of the above and keeps the smallest (first in the order above on
-//                  ties).
+//                  ties); its exact search runs with a smaller budget, and only when the
+//                  heuristics stay above the lower bound.
 //
 //   std::vector<PlanItem> items = {{16, 0, 2}, {16, 1, 2}, {16, 2, 3}};
 //   Result<OffsetPlan> plan = plan_offsets(items, PlannerAlgorithm::Best, {});
@@ -45,9 +52,9 @@
 
 namespace devplan {
 
-enum class PlannerAlgorithm : uint8_t { Naive, Greedy, GreedyBreadth, Search, Best };
+enum class PlannerAlgorithm : uint8_t { Naive, Greedy, GreedyBreadth, Search, Exact, Best };
 
-// "naive", "greedy", "greedy_breadth", "search", "best".
+// "naive", "greedy", "greedy_breadth", "search", "exact", "best".
 const char* planner_algorithm_name(PlannerAlgorithm algorithm);
 
 // Parses a name produced by planner_algorithm_name; InvalidArgument listing the names otherwise.
@@ -72,13 +79,25 @@ struct OffsetPlannerOptions {
   // search/best: the local-search budget, in iterations (deterministic, see above); negative
   // picks default_search_iterations(items).
   int64_t search_iterations = -1;
+  // exact/best: the exact search's budget, in search nodes (deterministic); negative picks
+  // default_exact_steps(algorithm).
+  int64_t budget_steps = -1;
 };
 
 struct OffsetPlan {
   std::vector<uint64_t> offsets;  // one per item, multiples of the alignment
   uint64_t size = 0;              // max(offset + aligned size); 0 without items
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the algorithm that produced it
+  // Proven: no plan of these items is smaller. The live-bytes lower bound, or what the exact
+  // search proved above it (exact, best).
+  uint64_t lower_bound = 0;
+  int64_t exact_steps = 0;  // search nodes the exact search used
+  bool optimal() const { return size == lower_bound; }
 };
+
+// The exact search's default budget: 4,000,000 nodes for `exact`, 20,000 inside `best` (a
+// node costs microseconds on small partitions, more on large ones).
+int64_t default_exact_steps(PlannerAlgorithm algorithm);
 
 // The local-search budget for `num_items` items: 20 iterations per item, at least 5,000 and at
 // most 100,000 (an iteration's cost depends on the neighbourhood, not on the item count, so a

@@ -15,13 +15,13 @@ TEST(PlannerAlgorithmTest, NamesRoundTrip) {
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, a);
   }
-  EXPECT_EQ(all_planner_algorithms().size(), 5u);
+  EXPECT_EQ(all_planner_algorithms().size(), 6u);
   Result<PlannerAlgorithm> bad = parse_planner_algorithm("Greedy");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(bad.error().message(),
-            "unknown planner algorithm 'Greedy' (expected naive, greedy, greedy_breadth, search "
-            "or best)");
+            "unknown planner algorithm 'Greedy' (expected naive, greedy, greedy_breadth, search, "
+            "exact or best)");
 }
 
 TEST(LowerBoundTest, LargestAlignedLiveTotal) {
@@ -259,6 +259,7 @@ TEST(OffsetPlannerTest, SmallStepBudgetGivesTheSamePinnedPlanEveryRun) {
   const uint64_t breadth = plan_offsets(items, PlannerAlgorithm::GreedyBreadth)->size;
   OffsetPlannerOptions opts;
   opts.search_iterations = 200;
+  opts.budget_steps = 0;  // best without its exact search: the local search's budget decides
   for (PlannerAlgorithm a : {PlannerAlgorithm::Search, PlannerAlgorithm::Best}) {
     Result<OffsetPlan> p1 = plan_offsets(items, a, opts);
     Result<OffsetPlan> p2 = plan_offsets(items, a, opts);
@@ -278,6 +279,16 @@ TEST(OffsetPlannerTest, SmallStepBudgetGivesTheSamePinnedPlanEveryRun) {
   EXPECT_EQ(greedy, 23040u);
   EXPECT_EQ(breadth, 22400u);
   EXPECT_EQ(lb, 16384u);
+  // With its exact search (default budget), best closes the gap the small local search left
+  // and proves it: the plan is at the lower bound.
+  opts.budget_steps = -1;
+  Result<OffsetPlan> exact = plan_offsets(items, PlannerAlgorithm::Best, opts);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_EQ(exact->size, 16384u);
+  EXPECT_EQ(exact->lower_bound, 16384u);
+  EXPECT_TRUE(exact->optimal());
+  EXPECT_EQ(exact->algorithm, PlannerAlgorithm::Exact);
+  EXPECT_TRUE(verify_offsets(items, exact->offsets, exact->size, 16).empty());
 }
 
 // A larger budget runs each of the two searches at least as far, so its plan is never larger:

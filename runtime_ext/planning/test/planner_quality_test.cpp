@@ -134,6 +134,7 @@ TEST(PlannerQualityTest, SmallStepBudgetPlansAreValidRepeatableAndPinned) {
   ASSERT_TRUE(seed_plan.ok()) << seed_plan.error();
   PlanOptions small;
   small.search_iterations = 100;
+  small.budget_steps = 0;  // the local search alone
   Result<MethodMemoryPlan> a = plan_method(g, small);
   Result<MethodMemoryPlan> b = plan_method(g, small);
   ASSERT_TRUE(a.ok()) << a.error();

@@ -1,0 +1,516 @@
+#include <runtime_ext/planning/exact_planner.h>
+
+#include <algorithm>
+#include <climits>
+#include <tuple>
+#include <unordered_set>
+
+#include <runtime_ext/planning/segment_trees.h>
+#include <runtime_ext/planning/split_mix64.h>
+
+namespace devplan {
+
+namespace {
+
+uint64_t round_up(uint64_t value, uint64_t alignment) {
+  const uint64_t rest = value % alignment;
+  return rest == 0 ? value : value + (alignment - rest);
+}
+
+// The search over one set of items; decide() may run many times with other capacities.
+//
+// Temporal decomposition: once no remaining item crosses some point in time, the items on
+// either side are independent problems (they share no section). The search then solves the
+// pieces ("components") one after another; when one fails, the node that split fails at
+// once instead of retrying the choices made in the pieces before it.
+class ExactSearch {
+ public:
+  explicit ExactSearch(const std::vector<ExactItem>& items) : items_(items) {
+    std::vector<int64_t> points;
+    for (const ExactItem& it : items) {
+      if (it.size == 0) continue;
+      points.push_back(it.lower);
+      points.push_back(it.upper);
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    sections_ = points.empty() ? 0 : static_cast<int32_t>(points.size()) - 1;
+    auto section_of = [&](int64_t point) {
+      return static_cast<int32_t>(std::lower_bound(points.begin(), points.end(), point) -
+                                  points.begin());
+    };
+    start_.assign(items.size(), -1);
+    end_.assign(items.size(), -1);
+    SplitMix64 keys(0x5eed);
+    key_.resize(items.size());
+    for (uint64_t& k : key_) k = keys.next();
+    starting_.resize(static_cast<size_t>(sections_));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i].size == 0) continue;
+      start_[i] = section_of(items[i].lower);
+      end_[i] = section_of(items[i].upper) - 1;
+      starting_[start_[i]].push_back(static_cast<int32_t>(i));
+    }
+    // Candidates at a section, in one of several orders (the search restarts with each in
+    // turn): the longest lifetime first, the largest first, the largest area first.
+    // Interchangeable items end up next to each other in every order.
+    for (int order = 0; order < kOrders; ++order) {
+      orders_[order] = starting_;
+      for (std::vector<int32_t>& list : orders_[order]) {
+        std::sort(list.begin(), list.end(), [&](int32_t x, int32_t y) {
+          const uint64_t sx = items_[x].size, sy = items_[y].size;
+          const int64_t wx = end_[x] - start_[x] + 1, wy = end_[y] - start_[y] + 1;
+          if (order == 1 && sx != sy) return sx > sy;
+          if (order == 2) {
+            const unsigned __int128 ax = static_cast<unsigned __int128>(sx) * wx;
+            const unsigned __int128 ay = static_cast<unsigned __int128>(sy) * wy;
+            if (ax != ay) return ax > ay;
+          }
+          if (wx != wy) return wx > wy;
+          if (sx != sy) return sx > sy;
+          if (items_[x].alignment != items_[y].alignment) {
+            return items_[x].alignment > items_[y].alignment;
+          }
+          return x < y;
+        });
+      }
+    }
+  }
+
+  // Restarts: each order in turn gets kFirstRun steps, twice as many every round, until one
+  // run decides or the budget is spent. Failed states stay known across runs, so a restart
+  // does not search again what an earlier run refuted. A search's time grows steeply on the
+  // few instances where its first choices go wrong; restarting with another order bounds
+  // that tail.
+  ExactDecision decide(uint64_t capacity, int64_t budget) {
+    ExactDecision out;
+    capacity_ = capacity;
+    failed_.clear();
+    for (int64_t run = kFirstRun;; run *= 2) {
+      for (int order = 0; order < kOrders; ++order) {
+        const int64_t left = budget - out.steps;
+        if (left <= 0) {
+          out.outcome = ExactOutcome::BudgetExhausted;
+          return out;
+        }
+        candidates_ = &orders_[order];
+        ExactDecision d = search(std::min(left, run));
+        out.steps += d.steps;
+        if (d.outcome != ExactOutcome::BudgetExhausted) {
+          d.steps = out.steps;
+          return d;
+        }
+      }
+    }
+  }
+
+ private:
+  static constexpr int kOrders = 3;
+  static constexpr int64_t kFirstRun = 2000;
+
+  ExactDecision search(int64_t budget) {
+    ExactDecision out;
+    if (!reset()) {
+      out.outcome = ExactOutcome::DoesNotFit;
+      return out;
+    }
+    if (remaining_count_ == 0) return fits(&out);
+    stack_.clear();
+    open_scope(0, sections_ - 1, -1, true);
+    out.steps = 1;
+    while (!stack_.empty()) {
+      Frame& frame = stack_.back();
+      if (frame.is_split) {  // backtracked onto: one of its components failed
+        stack_.pop_back();
+        continue;
+      }
+      undo_child(frame);
+      if (!next_child(frame)) {
+        fail_node();
+        continue;
+      }
+      if (remaining_count_ == 0) return fits(&out);
+      if (out.steps >= budget) {
+        out.outcome = ExactOutcome::BudgetExhausted;
+        return out;
+      }
+      ++out.steps;
+      Frame& parent = stack_.back();
+      if (!sections_can_hold(parent.lo, parent.hi)) continue;  // undone on the next turn
+      const bool cut = parent.placed >= 0 && cut_made_;
+      open_scope(parent.lo, parent.hi, parent.owner, cut);
+    }
+    out.outcome = ExactOutcome::DoesNotFit;
+    return out;
+  }
+
+  // A node's state within its scope: the scope, its floors and the items left to place there,
+  // as two independent 64-bit hashes (a collision, the only way a state could be mistaken
+  // for a failed one, has odds around 2^-100 per pair of states).
+  struct StateKey {
+    uint64_t a = 0, b = 0;
+    bool operator==(const StateKey& o) const { return a == o.a && b == o.b; }
+  };
+  struct StateKeyHash {
+    size_t operator()(const StateKey& k) const { return static_cast<size_t>(k.a); }
+  };
+  // Failed states remembered per decision; beyond this many, no more are added (memory).
+  static constexpr size_t kMaxFailedStates = size_t{1} << 21;
+
+  StateKey state_key(int32_t lo, int32_t hi) const {
+    StateKey k{0x243f6a8885a308d3ull ^ static_cast<uint64_t>(lo),
+               0x13198a2e03707344ull ^ static_cast<uint64_t>(hi)};
+    for (int32_t s = lo; s <= hi; ++s) {
+      k.a = (k.a ^ floor_[s]) * 0x9e3779b97f4a7c15ull;
+      k.a = (k.a ^ start_keys_[s]) * 0xbf58476d1ce4e5b9ull;
+      k.b = (k.b + floor_[s] * 0x94d049bb133111ebull) ^ (k.b >> 29);
+      k.b = (k.b + (start_keys_[s] | 1) * 0xd6e8feb86659fd93ull) ^ (k.b >> 32);
+    }
+    return k;
+  }
+
+  void set_floors(int32_t l, int32_t r, uint64_t value) {
+    floors_.assign(l, r, value);
+    for (int32_t s = l; s <= r; ++s) floor_[s] = value;
+  }
+
+  // A node (it branches on one section of its scope) or a split (its scope's components).
+  struct Frame {
+    bool is_split = false;
+    int32_t lo = 0, hi = 0;  // scope: the sections the node may branch on
+    int32_t owner = -1;      // stack index of the split whose component this is; -1: none
+    bool first = false;      // the first node of its component
+    // A node:
+    int32_t section = 0;
+    int32_t run_end = 0;  // last section of the run at `floor`
+    uint64_t floor = 0;
+    size_t cursor = 0;    // next candidate in (*candidates_)[section]
+    int32_t placed = -1;  // the item the current child placed
+    int32_t tried = -1;   // the last item tried, to skip its interchangeable twins
+    bool raise_tried = false;
+    bool raised = false;   // the current child raised the floor
+    bool hatless = false;  // the current child placed an item no remaining item overlaps
+    bool done = false;     // no child is left to try
+    StateKey state;        // the node's state when it opened, remembered when it fails
+    // A split:
+    std::vector<std::pair<int32_t, int32_t>> components;
+    size_t current = 0;
+  };
+
+  bool reset() {
+    std::vector<uint64_t> floors(static_cast<size_t>(sections_), 0);
+    remaining_bytes_.assign(static_cast<size_t>(sections_), 0);
+    crossing_.assign(static_cast<size_t>(sections_), 0);
+    remaining_.assign(items_.size(), 0);
+    offsets_.assign(items_.size(), 0);
+    lowest_.assign(static_cast<size_t>(sections_), UINT64_MAX);
+    starts_left_ = CountTree(static_cast<size_t>(sections_));
+    start_keys_.assign(static_cast<size_t>(sections_), 0);
+    remaining_count_ = 0;
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (start_[i] < 0) continue;
+      remaining_[i] = 1;
+      ++remaining_count_;
+      starts_left_.add(static_cast<size_t>(start_[i]), 1);
+      start_keys_[start_[i]] ^= key_[i];
+      for (int32_t s = start_[i]; s <= end_[i]; ++s) remaining_bytes_[s] += items_[i].size;
+      for (int32_t s = start_[i] + 1; s <= end_[i]; ++s) ++crossing_[s];
+    }
+    for (int32_t s = 0; s < sections_; ++s) {
+      if (remaining_bytes_[s] > capacity_) return false;
+      if (remaining_bytes_[s] == 0) floors[s] = capacity_;  // nothing to place: closed
+    }
+    floors_ = AssignTree(floors);
+    floor_ = floors;
+    smallest_start_ = MinTree(static_cast<size_t>(sections_), UINT64_MAX);
+    for (int32_t s = 0; s < sections_; ++s) refresh_smallest_start(s);
+    return true;
+  }
+
+  ExactDecision& fits(ExactDecision* out) {
+    out->outcome = ExactOutcome::Fits;
+    out->offsets = offsets_;
+    return *out;
+  }
+
+  // The ranges of [lo, hi] that no remaining item joins, those with items to place.
+  std::vector<std::pair<int32_t, int32_t>> components(int32_t lo, int32_t hi) const {
+    std::vector<std::pair<int32_t, int32_t>> out;
+    for (int32_t s = lo; s <= hi;) {
+      int32_t e = s;
+      while (e + 1 <= hi && crossing_[e + 1] > 0) ++e;
+      if (remaining_bytes_[s] > 0) out.push_back({s, e});
+      s = e + 1;
+    }
+    return out;
+  }
+
+  // Pushes the next node for the scope [lo, hi] of `owner`: split into components first when
+  // `may_split`; a scope with nothing left completes its component, and the owner's next
+  // component (or, the owner done, the owner's own scope) goes on.
+  void open_scope(int32_t lo, int32_t hi, int32_t owner, bool may_split) {
+    bool first = false;
+    if (may_split) {
+      std::vector<std::pair<int32_t, int32_t>> parts = components(lo, hi);
+      if (parts.size() >= 2) {
+        Frame split;
+        split.is_split = true;
+        split.lo = lo, split.hi = hi, split.owner = owner;
+        split.components = std::move(parts);
+        stack_.push_back(std::move(split));
+        owner = static_cast<int32_t>(stack_.size()) - 1;
+        std::tie(lo, hi) = stack_.back().components[0];
+        first = true;
+      } else if (parts.size() == 1) {
+        std::tie(lo, hi) = parts[0];
+      }
+    }
+    while (starts_left_.sum(static_cast<size_t>(lo), static_cast<size_t>(hi)) == 0) {
+      Frame& split = stack_[owner];  // the root scope holds every remaining item
+      if (++split.current < split.components.size()) {
+        std::tie(lo, hi) = split.components[split.current];
+        first = true;
+        break;
+      }
+      lo = split.lo, hi = split.hi, owner = split.owner;
+      first = false;
+    }
+    Frame f;
+    f.lo = lo, f.hi = hi, f.owner = owner, f.first = first;
+    const auto [section, floor] = floors_.leftmost_min(lo, hi);
+    f.section = section;
+    f.floor = floor;
+    f.run_end = std::min(hi, floors_.first_above(section, floor) - 1);
+    // The same state failed before (reached by placing the same items in another order):
+    // it fails again.
+    f.state = state_key(lo, hi);
+    f.done = failed_.count(f.state) > 0;
+    stack_.push_back(std::move(f));
+  }
+
+  // The node on top has no child left: pop it; when it was the first of a component, the
+  // component failed and with it the split, whatever its earlier components hold.
+  void fail_node() {
+    const int32_t owner = stack_.back().owner;
+    const bool first = stack_.back().first;
+    if (failed_.size() < kMaxFailedStates) failed_.insert(stack_.back().state);
+    stack_.pop_back();
+    if (!first || owner < 0) return;
+    while (static_cast<int32_t>(stack_.size()) > owner + 1) {
+      if (!stack_.back().is_split) undo_child(stack_.back());
+      stack_.pop_back();
+    }
+    stack_.pop_back();  // the split; its parent node tries its next child
+  }
+
+  void refresh_smallest_start(int32_t section) {
+    uint64_t smallest = UINT64_MAX;
+    for (int32_t i : starting_[section]) {
+      if (remaining_[i]) smallest = std::min(smallest, items_[i].size);
+    }
+    smallest_start_.set(static_cast<size_t>(section), smallest);
+  }
+
+  bool interchangeable(int32_t x, int32_t y) const {
+    return end_[x] == end_[y] && items_[x].size == items_[y].size &&
+           items_[x].alignment == items_[y].alignment;
+  }
+
+  void undo_child(Frame& frame) {
+    if (frame.placed >= 0) {
+      const int32_t i = frame.placed;
+      const uint64_t size = items_[i].size;
+      for (int32_t s = start_[i]; s <= end_[i]; ++s) remaining_bytes_[s] += size;
+      for (int32_t s = start_[i] + 1; s <= end_[i]; ++s) ++crossing_[s];
+      set_floors(start_[i], end_[i], frame.floor);
+      remaining_[i] = 1;
+      ++remaining_count_;
+      starts_left_.add(static_cast<size_t>(start_[i]), 1);
+      start_keys_[start_[i]] ^= key_[i];
+      refresh_smallest_start(start_[i]);
+      frame.placed = -1;
+      // A failed item that overlaps nothing left to place fails wherever it goes: the rest
+      // of the problem is the same whether it sits here or anywhere else.
+      if (frame.hatless) frame.done = true;
+    } else if (frame.raised) {
+      set_floors(frame.section, frame.section, frame.floor);
+      frame.raised = false;
+    }
+  }
+
+  // Applies the frame's next child; false when none is left.
+  bool next_child(Frame& frame) {
+    if (frame.done) return false;
+    const std::vector<int32_t>& candidates = (*candidates_)[frame.section];
+    while (frame.cursor < candidates.size()) {
+      const int32_t i = candidates[frame.cursor++];
+      if (!remaining_[i] || end_[i] > frame.run_end) continue;
+      if (frame.tried >= 0 && interchangeable(i, frame.tried)) continue;
+      frame.tried = i;
+      const uint64_t at = round_up(frame.floor, items_[i].alignment);
+      // Every section of the item must still hold what remains there above it.
+      bool room = true;
+      for (int32_t s = start_[i]; s <= end_[i] && room; ++s) {
+        room = at + remaining_bytes_[s] <= capacity_;
+      }
+      if (!room) continue;
+      const uint64_t size = items_[i].size;
+      bool hatless = true;
+      for (int32_t s = start_[i]; s <= end_[i]; ++s) {
+        remaining_bytes_[s] -= size;
+        hatless = hatless && remaining_bytes_[s] == 0;
+      }
+      cut_made_ = false;
+      for (int32_t s = start_[i] + 1; s <= end_[i]; ++s) cut_made_ |= --crossing_[s] == 0;
+      frame.hatless = hatless;
+      set_floors(start_[i], end_[i], at + size);
+      remaining_[i] = 0;
+      --remaining_count_;
+      starts_left_.add(static_cast<size_t>(start_[i]), -1);
+      start_keys_[start_[i]] ^= key_[i];
+      offsets_[i] = at;
+      refresh_smallest_start(start_[i]);
+      frame.placed = i;
+      return true;
+    }
+    if (frame.raise_tried) return false;
+    frame.raise_tried = true;
+    // Nothing sits at the floor here: the lowest item in this section sits at least as high
+    // as a neighbouring floor in the scope (it started earlier or ends later than the run) or
+    // on an item that starts inside the run.
+    const int32_t a = frame.section;
+    const uint64_t bytes = remaining_bytes_[a];
+    uint64_t raise = capacity_;
+    if (bytes > 0) {
+      if (a > frame.lo) raise = std::min(raise, floors_.get(a - 1));
+      if (frame.run_end < frame.hi) raise = std::min(raise, floors_.get(frame.run_end + 1));
+      const uint64_t smallest = smallest_start_.min(static_cast<size_t>(a) + 1,
+                                                    static_cast<size_t>(frame.run_end), UINT64_MAX);
+      if (smallest != UINT64_MAX) raise = std::min(raise, frame.floor + smallest);
+      if (raise + bytes > capacity_) return false;
+    }
+    set_floors(a, a, raise);
+    frame.raised = true;
+    return true;
+  }
+
+  // Whether every section of [lo, hi] can still hold what remains there above the lowest
+  // offset any of its remaining items can take (the highest floor under the item, aligned):
+  // a section whose floor is lower than all of its items wastes the space in between. Items
+  // of a scope lie within it, and nothing outside the scope changed since it was checked.
+  bool sections_can_hold(int32_t lo, int32_t hi) {
+    for (int32_t s = lo; s <= hi; ++s) lowest_[s] = UINT64_MAX;
+    for (int32_t s = lo; s <= hi; ++s) {
+      for (int32_t i : starting_[s]) {
+        if (!remaining_[i]) continue;
+        const uint64_t at = round_up(floors_.max(start_[i], end_[i]), items_[i].alignment);
+        for (int32_t t = start_[i]; t <= end_[i]; ++t) lowest_[t] = std::min(lowest_[t], at);
+      }
+    }
+    for (int32_t s = lo; s <= hi; ++s) {
+      if (remaining_bytes_[s] > 0 && lowest_[s] + remaining_bytes_[s] > capacity_) return false;
+    }
+    return true;
+  }
+
+  const std::vector<ExactItem>& items_;
+  int32_t sections_ = 0;
+  std::vector<int32_t> start_, end_;            // per item: its sections (inclusive); -1: none
+  std::vector<std::vector<int32_t>> starting_;  // per section: items that start there
+  std::vector<std::vector<int32_t>> orders_[kOrders];  // starting_ in each candidate order
+  const std::vector<std::vector<int32_t>>* candidates_ = &orders_[0];
+  uint64_t capacity_ = 0;
+  std::vector<Frame> stack_;
+  AssignTree floors_{std::vector<uint64_t>{}};
+  MinTree smallest_start_{0, UINT64_MAX};  // per section: smallest remaining item starting
+  CountTree starts_left_{0};               // per section: remaining items starting there
+  std::vector<uint64_t> remaining_bytes_;  // per section: bytes of remaining items
+  std::vector<int32_t> crossing_;          // per section s > 0: remaining items on s - 1 and s
+  std::vector<uint8_t> remaining_;         // per item
+  std::vector<uint64_t> offsets_;          // per item, valid once placed
+  std::vector<uint64_t> lowest_;           // sections_can_hold's scratch
+  std::vector<uint64_t> floor_;            // the floors as plain values, for state keys
+  std::vector<uint64_t> key_;              // per item: a random key
+  std::vector<uint64_t> start_keys_;       // per section: xor of keys of remaining items there
+  std::unordered_set<StateKey, StateKeyHash> failed_;  // states of nodes that failed
+  size_t remaining_count_ = 0;
+  bool cut_made_ = false;  // the last placement left a point that no remaining item crosses
+};
+
+}  // namespace
+
+uint64_t exact_live_bytes(const std::vector<ExactItem>& items) {
+  std::vector<std::pair<int64_t, int64_t>> events;  // (point, +size or -size), ends first
+  for (const ExactItem& it : items) {
+    if (it.size == 0) continue;
+    events.push_back({it.lower, static_cast<int64_t>(it.size)});
+    events.push_back({it.upper, -static_cast<int64_t>(it.size)});
+  }
+  std::sort(events.begin(), events.end());
+  uint64_t live = 0, best = 0;
+  for (const auto& [point, delta] : events) {
+    live = delta >= 0 ? live + static_cast<uint64_t>(delta) : live - static_cast<uint64_t>(-delta);
+    best = std::max(best, live);
+  }
+  return best;
+}
+
+uint64_t exact_height(const std::vector<ExactItem>& items, const std::vector<uint64_t>& offsets) {
+  uint64_t height = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].size > 0) height = std::max(height, offsets[i] + items[i].size);
+  }
+  return height;
+}
+
+ExactDecision decide_exact(const std::vector<ExactItem>& items, uint64_t capacity,
+                           int64_t budget_steps) {
+  return ExactSearch(items).decide(capacity, budget_steps);
+}
+
+ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64_t> incumbent,
+                         int64_t budget_steps, uint64_t first_probe, uint64_t stop_at) {
+  ExactPlan plan;
+  if (incumbent.size() != items.size()) {
+    incumbent.assign(items.size(), 0);
+    uint64_t at = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i].size == 0) continue;
+      at = round_up(at, items[i].alignment);
+      incumbent[i] = at;
+      at += items[i].size;
+    }
+  }
+  plan.offsets = std::move(incumbent);
+  plan.height = exact_height(items, plan.offsets);
+  plan.lower_bound = std::min(exact_live_bytes(items), plan.height);
+  if (plan.optimal() || (stop_at > 0 && plan.height <= stop_at)) return plan;
+  ExactSearch search(items);
+  int64_t left = budget_steps;
+  // Decides at `capacity`; true when the search should go on.
+  auto probe = [&](uint64_t capacity, int64_t budget) {
+    ExactDecision d = search.decide(capacity, budget);
+    plan.steps += d.steps;
+    left -= d.steps;
+    if (d.outcome == ExactOutcome::Fits) {
+      plan.offsets = std::move(d.offsets);
+      plan.height = exact_height(items, plan.offsets);
+    } else if (d.outcome == ExactOutcome::DoesNotFit) {
+      plan.lower_bound = std::max(plan.lower_bound, capacity + 1);
+    }
+    if (d.outcome == ExactOutcome::BudgetExhausted) return false;
+    return !(stop_at > 0 && plan.height <= stop_at);
+  };
+  uint64_t first = first_probe == 0 ? plan.lower_bound : first_probe;
+  first = std::clamp(first, plan.lower_bound, plan.height - 1);
+  // The first probe (at the bound, usually the hardest) gets half the budget so that the
+  // bisection above it still runs when the bound is out of reach.
+  if (!probe(first, std::max<int64_t>(left / 2, 1))) return plan;
+  while (plan.lower_bound < plan.height && left > 0) {
+    const uint64_t mid = plan.lower_bound + (plan.height - 1 - plan.lower_bound) / 2;
+    if (!probe(mid, left)) break;
+  }
+  return plan;
+}
+
+}  // namespace devplan

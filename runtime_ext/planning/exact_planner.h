@@ -1,0 +1,80 @@
+// Exact offset assignment: a complete branch-and-bound search over the offsets of buffers with
+// half-open lifetimes, which either proves that they fit within a capacity (and gives the
+// offsets) or proves that they do not, within a budget of search steps.
+//
+// The search keeps, per time section (the steps between two consecutive lifetime ends), a
+// floor: every buffer not yet placed lies at or above it. At each node it takes the leftmost
+// section of lowest floor and branches: either one of the buffers that start there and end
+// within the run of sections at that floor sits at the floor (rounded up to its alignment), or
+// none does and the floor rises to the lowest height the buffer that does sit lowest there
+// can have (the neighbours' floors, or the floor plus the smallest buffer that starts inside
+// the run). Every placement is final, so plans are canonical ("gravity" solutions: no buffer
+// can move down), and every plan that fits has a canonical twin: the search is complete. A
+// section whose floor plus the bytes still to place there exceeds the capacity prunes the
+// node; buffers that are interchangeable (same size, lifetime and alignment) are tried once.
+// See MiniMalloc (Moffitt, ASPLOS 2023) for the canonical-solution argument this follows.
+//
+// The budget counts search nodes, never time: the same items and budget give the same answer
+// on every machine.
+//
+//   std::vector<ExactItem> items = {{4, 0, 3, 1}, {4, 3, 9, 1}, {8, 0, 9, 1}};
+//   ExactDecision d = decide_exact(items, 12, 1000000);   // d.outcome == Fits
+//   ExactPlan p = minimize_exact(items, {}, 1000000);     // p.height == 12, p.optimal()
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace devplan {
+
+// One buffer: `size` bytes, live over [lower, upper), at an offset that is a multiple of
+// `alignment` (>= 1). Size-0 buffers take no room and get offset 0.
+struct ExactItem {
+  uint64_t size = 0;
+  int64_t lower = 0;
+  int64_t upper = 0;
+  uint64_t alignment = 1;
+};
+
+enum class ExactOutcome : uint8_t {
+  Fits,             // offsets hold a plan within the capacity
+  DoesNotFit,       // proven: no plan fits
+  BudgetExhausted,  // neither proven within the budget
+};
+
+struct ExactDecision {
+  ExactOutcome outcome = ExactOutcome::BudgetExhausted;
+  std::vector<uint64_t> offsets;  // one per item when outcome == Fits
+  int64_t steps = 0;              // search nodes used
+};
+
+struct ExactPlan {
+  std::vector<uint64_t> offsets;  // one per item
+  uint64_t height = 0;            // max(offset + size); 0 without items
+  uint64_t lower_bound = 0;       // proven: no plan is lower than this
+  int64_t steps = 0;              // search nodes used, all decisions together
+  bool optimal() const { return height == lower_bound; }
+};
+
+// The preconditions of both functions: lower < upper for items with a size; alignments >= 1;
+// the sum of (size + alignment - 1) over the items at most 2^62.
+
+// Whether `items` fit within `capacity` bytes, searching at most `budget_steps` nodes.
+ExactDecision decide_exact(const std::vector<ExactItem>& items, uint64_t capacity,
+                           int64_t budget_steps);
+
+// The lowest plan of `items` the search finds within `budget_steps` nodes, starting from
+// `incumbent` (a valid plan's offsets, one per item; empty: the buffers stacked one on another).
+// It first decides at `first_probe` (0: the live-bytes lower bound), then bisects between the
+// proven bound and the best height found. With `stop_at` > 0 it stops as soon as a plan of at
+// most `stop_at` bytes is in hand.
+ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64_t> incumbent,
+                         int64_t budget_steps, uint64_t first_probe = 0, uint64_t stop_at = 0);
+
+// The largest total of sizes live at one point: no plan is lower.
+uint64_t exact_live_bytes(const std::vector<ExactItem>& items);
+
+// max(offset + size) of `offsets` (0 without items).
+uint64_t exact_height(const std::vector<ExactItem>& items, const std::vector<uint64_t>& offsets);
+
+}  // namespace devplan
