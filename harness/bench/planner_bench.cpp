@@ -18,9 +18,15 @@
 // graph; then a "bytes: " line with the exact bytes and bound of every plan of 100,000 tensors
 // or more (1,000,000 included).
 //
-//   build/bin/planner_bench                                   # everything (about two minutes)
+// `best_no_exact` is best without its exact search (budget 0), the baseline of best's time:
+// "planner time best/best_no_exact". Then the tight instances (exact_tight, see BM_Tight) and a
+// "tight: " line of how many exact solved at their capacity.
+//
+//   build/bin/planner_bench                                   # everything (several minutes)
+//   build/bin/planner_bench --benchmark_filter='exact_tight'
 //   build/bin/planner_bench --benchmark_filter='best/.*/tensors:10000/'
 //   build/bin/planner_bench --benchmark_filter='best/.*/tensors:1000000/'
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -33,9 +39,11 @@
 #include <benchmark/benchmark.h>
 
 #include <harness/bench/bench_ratios.h>
+#include <runtime_ext/planning/exact_planner.h>
 #include <runtime_ext/planning/graph_gen.h>
 #include <runtime_ext/planning/memory_plan.h>
 #include <runtime_ext/planning/plan_verifier.h>
+#include <runtime_ext/planning/tight_instances.h>
 
 namespace devplan {
 namespace {
@@ -87,13 +95,16 @@ std::vector<std::string>& bytes_lines() {
   return lines;
 }
 
+// `budget_steps` 0 with `best`: best without its exact search (the baseline its time is
+// measured against, "best_no_exact").
 void BM_Plan(benchmark::State& state, const std::string& name, GraphFamily family, size_t n,
-             int seed, PlannerAlgorithm algorithm) {
+             int seed, PlannerAlgorithm algorithm, int64_t budget_steps) {
   std::optional<Graph> large;
   if (n >= kLargeSize) large.emplace(make_graph(family, n, seed));
   const Graph& graph = large ? *large : corpus_graph(family, n, seed);
   PlanOptions options;
   options.algorithm = algorithm;
+  options.budget_steps = budget_steps;
   std::optional<Result<MethodMemoryPlan>> plan;
   for (auto _ : state) {
     plan.emplace(plan_method(graph, options));
@@ -136,7 +147,7 @@ void BM_Plan(benchmark::State& state, const std::string& name, GraphFamily famil
   }
   // The quality goals are for the corpus; the large graphs have a time goal, and their bytes
   // line.
-  if (n >= kLargeSize) return;
+  if (n >= kLargeSize || budget_steps == 0) return;
   RatioStats& s = stats()[algorithm];
   for (const PlannedBuffer& b : p.buffers) {
     if (b.lower_bound == 0) continue;
@@ -150,15 +161,92 @@ void BM_Plan(benchmark::State& state, const std::string& name, GraphFamily famil
   }
 }
 
+// Tight instances (runtime_ext/planning/tight_instances.h): the optimum is the capacity by
+// construction. Each is planned as `devplan plan --intervals --capacity` plans it: the
+// heuristics, then the exact search with exact's default budget, deciding at the capacity.
+//   counters  solved  1 when a plan within the capacity was found
+//             ratio   height / capacity
+//             steps   exact search nodes
+const std::vector<size_t> kTightSizes = {100, 200, 300, 500};
+constexpr int kTightSeeds = 4;
+
+struct TightStats {
+  size_t instances = 0, solved = 0;
+  double slowest_solved_ms = 0;
+  std::vector<std::string> unsolved;
+};
+
+TightStats& tight_stats() {
+  static TightStats s;
+  return s;
+}
+
+void BM_Tight(benchmark::State& state, const std::string& name, size_t n, int seed) {
+  TightInstanceOptions o;
+  o.buffers = n;
+  o.seed = static_cast<uint64_t>(seed);
+  const std::vector<ExactItem> items = generate_tight_instance(o);
+  std::vector<PlanItem> plan_items;
+  for (const ExactItem& it : items) {
+    plan_items.push_back(
+        PlanItem{it.size, static_cast<int32_t>(it.lower), static_cast<int32_t>(it.upper - 1)});
+  }
+  ExactPlan plan;
+  double ms = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    OffsetPlannerOptions options;
+    options.alignment = 1;
+    options.budget_steps = 0;
+    Result<OffsetPlan> heuristic = plan_offsets(plan_items, PlannerAlgorithm::Best, options);
+    if (!heuristic.ok()) {
+      state.SkipWithError(heuristic.error().to_string().c_str());
+      return;
+    }
+    plan = minimize_exact(items, heuristic->offsets, default_exact_steps(PlannerAlgorithm::Exact),
+                          o.capacity, o.capacity);
+    ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    benchmark::DoNotOptimize(plan);
+  }
+  if (!verify_offsets(plan_items, plan.offsets, plan.height, 1).empty()) {
+    state.SkipWithError("invalid plan");
+    return;
+  }
+  const bool solved = plan.height <= o.capacity;
+  state.counters["solved"] = solved ? 1 : 0;
+  state.counters["ratio"] = static_cast<double>(plan.height) / static_cast<double>(o.capacity);
+  state.counters["steps"] = static_cast<double>(plan.steps);
+  state.counters["buffers"] = static_cast<double>(items.size());
+  static std::set<std::string> recorded;
+  if (!recorded.insert(name).second) return;
+  TightStats& s = tight_stats();
+  ++s.instances;
+  if (solved) {
+    ++s.solved;
+    s.slowest_solved_ms = std::max(s.slowest_solved_ms, ms);
+  } else {
+    s.unsolved.push_back(name);
+  }
+}
+
 void register_benchmarks() {
   for (PlannerAlgorithm a : all_planner_algorithms()) {
     for (const auto& [n, seeds] : kSizes) {
       for (GraphFamily f : all_graph_families()) {
         for (int seed = 1; seed <= seeds; ++seed) {
+          // `exact` at 100,000 tensors spends its whole budget on the buffers above the bound.
+          if (a == PlannerAlgorithm::Exact && n >= kBytesLineSize) continue;
           const std::string name = std::string("planner/") + planner_algorithm_name(a) + "/" +
                                    graph_family_name(f) + "/tensors:" + std::to_string(n) +
                                    "/seed:" + std::to_string(seed);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Plan, name, f, n, seed, a)
+          benchmark::RegisterBenchmark(name.c_str(), BM_Plan, name, f, n, seed, a, -1)
+              ->Unit(benchmark::kMillisecond);
+          if (a != PlannerAlgorithm::Best) continue;
+          const std::string baseline = std::string("planner/best_no_exact/") +
+                                       graph_family_name(f) + "/tensors:" + std::to_string(n) +
+                                       "/seed:" + std::to_string(seed);
+          benchmark::RegisterBenchmark(baseline.c_str(), BM_Plan, baseline, f, n, seed, a, 0)
               ->Unit(benchmark::kMillisecond);
         }
       }
@@ -168,10 +256,20 @@ void register_benchmarks() {
     const std::string name = std::string("planner/best/") + graph_family_name(f) +
                              "/tensors:" + std::to_string(kLargeSize) + "/seed:1";
     benchmark::RegisterBenchmark(name.c_str(), BM_Plan, name, f, kLargeSize, 1,
-                                 PlannerAlgorithm::Best)
+                                 PlannerAlgorithm::Best, -1)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1)
         ->Repetitions(1);
+  }
+  for (size_t n : kTightSizes) {
+    for (int seed = 1; seed <= kTightSeeds; ++seed) {
+      const std::string name =
+          "planner/exact_tight/buffers:" + std::to_string(n) + "/seed:" + std::to_string(seed);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Tight, name, n, seed)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1)
+          ->Repetitions(1);
+    }
   }
 }
 
@@ -195,6 +293,14 @@ void print_summary() {
     }
   }
   for (const std::string& line : bytes_lines()) std::printf("%s\n", line.c_str());
+  const TightStats& t = tight_stats();
+  if (t.instances > 0) {
+    std::printf(
+        "tight: exact solved %zu of %zu tight instances at their capacity (slowest solved "
+        "%.0f ms; goal: all, each under 10 s)\n",
+        t.solved, t.instances, t.slowest_solved_ms);
+    for (const std::string& name : t.unsolved) std::printf("tight: unsolved %s\n", name.c_str());
+  }
   std::fflush(stdout);
 }
 
@@ -204,7 +310,9 @@ void print_summary() {
 int main(int argc, char** argv) {
   devplan::register_benchmarks();
   const int rc = devplan::bench::run_with_ratios(
-      argc, argv, {{"planner time best/greedy", "/best/", "/greedy/"}});
+      argc, argv,
+      {{"planner time best/greedy", "/best/", "/greedy/"},
+       {"planner time best/best_no_exact", "/best/", "/best_no_exact/"}});
   devplan::print_summary();
   return rc;
 }

@@ -108,7 +108,7 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   add_json_flag(*app, json);
   app->add_option("--budget-steps", budget_steps,
                   "the exact search's budget per buffer for the optimum, in search nodes "
-                  "(deterministic; default 4000000)")
+                  "(deterministic; default 1000000)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;

@@ -29,7 +29,7 @@ std::optional<int> parse_planner_command(const Args& args, const char* command,
       ->check(cli::checked_by(&parse_planner_algorithm));
   app->add_option("--budget-steps", parsed->budget_steps,
                   "the exact search's budget per buffer, in search nodes (deterministic; "
-                  "default 4000000 for exact, 20000 inside best)")
+                  "default 1000000 for exact, 20000 inside best)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--json", parsed->json, "print one JSON document instead of text");

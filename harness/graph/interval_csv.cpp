@@ -56,7 +56,8 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
     return Error(ErrorCode::InvalidArgument, file + ":" + std::to_string(line) + ": " + message);
   };
   IntervalTable table;
-  std::vector<int> column_at;  // per input column: its Column
+  std::vector<int> column_at;      // per input column: its Column
+  std::vector<std::string> names;  // per input column: its header name
   int index_of[kColumns];
   for (int& i : index_of) i = -1;
   std::unordered_map<std::string, size_t> line_of_id;
@@ -86,6 +87,7 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
         }
         index_of[col] = static_cast<int>(c);
         column_at.push_back(col);
+        names.push_back(fields[c]);
         if (col != kOffset) table.header.push_back(fields[c]);
       }
       const char* required[] = {"id", "lower", "upper", "size"};
@@ -140,14 +142,15 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
     }
     if (row.upper <= row.lower) {
       return fail(line_number, "column " + std::to_string(index_of[kUpper] + 1) + " (" +
-                                   fields[index_of[kUpper]] + "): upper " +
+                                   names[index_of[kUpper]] + "): upper " +
                                    std::to_string(row.upper) + " is not above lower " +
                                    std::to_string(row.lower) + " (lifetimes are [lower, upper))");
     }
     auto [it, inserted] = line_of_id.emplace(row.id, line_number);
     if (!inserted) {
-      return fail(line_number, "column " + std::to_string(index_of[kId] + 1) + ": duplicate id '" +
-                                   row.id + "' (first on line " + std::to_string(it->second) + ")");
+      return fail(line_number, "column " + std::to_string(index_of[kId] + 1) + " (" +
+                                   names[index_of[kId]] + "): duplicate id '" + row.id +
+                                   "' (first on line " + std::to_string(it->second) + ")");
     }
     total += static_cast<unsigned __int128>(row.size) + row.alignment;
     if (total > (static_cast<unsigned __int128>(1) << 62)) {

@@ -89,12 +89,14 @@ class ExactSearch {
     for (int64_t run = kFirstRun;; run *= 2) {
       for (int order = 0; order < kOrders; ++order) {
         const int64_t left = budget - out.steps;
-        if (left <= 0) {
+        // The first run always starts: what needs no search (nothing to place, a section
+        // over the capacity) is answered whatever the budget.
+        if (left <= 0 && !(run == kFirstRun && order == 0)) {
           out.outcome = ExactOutcome::BudgetExhausted;
           return out;
         }
         candidates_ = &orders_[order];
-        ExactDecision d = search(std::min(left, run));
+        ExactDecision d = search(std::max<int64_t>(std::min(left, run), 0));
         out.steps += d.steps;
         if (d.outcome != ExactOutcome::BudgetExhausted) {
           d.steps = out.steps;
@@ -484,7 +486,7 @@ ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64
   plan.offsets = std::move(incumbent);
   plan.height = exact_height(items, plan.offsets);
   plan.lower_bound = std::min(exact_live_bytes(items), plan.height);
-  if (plan.optimal() || (stop_at > 0 && plan.height <= stop_at)) return plan;
+  if (plan.optimal() || (stop_at > 0 && plan.height <= stop_at) || budget_steps <= 0) return plan;
   ExactSearch search(items);
   int64_t left = budget_steps;
   // Decides at `capacity`; true when the search should go on.
@@ -504,8 +506,10 @@ ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64
   uint64_t first = first_probe == 0 ? plan.lower_bound : first_probe;
   first = std::clamp(first, plan.lower_bound, plan.height - 1);
   // The first probe (at the bound, usually the hardest) gets half the budget so that the
-  // bisection above it still runs when the bound is out of reach.
-  if (!probe(first, std::max<int64_t>(left / 2, 1))) return plan;
+  // bisection above it still runs when the bound is out of reach; all of it when it is the
+  // question asked (stop_at).
+  const bool only_question = stop_at > 0 && first == stop_at;
+  if (!probe(first, only_question ? left : std::max<int64_t>(left / 2, 1))) return plan;
   while (plan.lower_bound < plan.height && left > 0) {
     const uint64_t mid = plan.lower_bound + (plan.height - 1 - plan.lower_bound) / 2;
     if (!probe(mid, left)) break;

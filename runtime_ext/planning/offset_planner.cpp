@@ -44,7 +44,7 @@ Result<PlannerAlgorithm> parse_planner_algorithm(const std::string& name) {
 }
 
 int64_t default_exact_steps(PlannerAlgorithm algorithm) {
-  return algorithm == PlannerAlgorithm::Exact ? 4000000 : 20000;
+  return algorithm == PlannerAlgorithm::Exact ? 1000000 : 20000;
 }
 
 int64_t default_search_iterations(size_t num_items) {

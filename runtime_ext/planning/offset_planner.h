@@ -95,7 +95,7 @@ struct OffsetPlan {
   bool optimal() const { return size == lower_bound; }
 };
 
-// The exact search's default budget: 4,000,000 nodes for `exact`, 20,000 inside `best` (a
+// The exact search's default budget: 1,000,000 nodes for `exact`, 20,000 inside `best` (a
 // node costs microseconds on small partitions, more on large ones).
 int64_t default_exact_steps(PlannerAlgorithm algorithm);
 
