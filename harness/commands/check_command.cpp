@@ -2,6 +2,7 @@
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
+#include <harness/commands/planner_command_args.h>
 #include <harness/commands/replan.h>
 #include <harness/report/json_reports.h>
 #include <runtime_ext/analysis/plan_check.h>
@@ -106,11 +107,9 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
                             "tensors whose device does not match their buffer's.");
   add_program_argument(*app, file);
   add_json_flag(*app, json);
-  app->add_option("--budget-steps", budget_steps,
-                  "the exact search's budget per buffer for the optimum, in search nodes "
-                  "(deterministic; default 1000000)")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+  add_budget_steps_option(*app, &budget_steps,
+                          "the exact search's budget per buffer for the optimum, in search nodes "
+                          "(deterministic; default 1000000)");
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   Result<std::vector<MethodCheck>> checks = check_program_file(file);
   Result<std::vector<std::vector<BufferOptimum>>> optimums =

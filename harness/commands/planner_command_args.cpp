@@ -27,11 +27,9 @@ std::optional<int> parse_planner_command(const Args& args, const char* command,
          "the offset planner (default best: the smallest of all)")
       ->type_name("naive|greedy|greedy_breadth|search|exact|best")
       ->check(cli::checked_by(&parse_planner_algorithm));
-  app->add_option("--budget-steps", parsed->budget_steps,
-                  "the exact search's budget per buffer, in search nodes (deterministic; "
-                  "default 1000000 for exact, 20000 inside best)")
-      ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+  add_budget_steps_option(*app, &parsed->budget_steps,
+                          "the exact search's budget per buffer, in search nodes (deterministic; "
+                          "default 1000000 for exact, 20000 inside best)");
   app->add_flag("--json", parsed->json, "print one JSON document instead of text");
   if (allow_intervals) {
     CLI::Option* intervals =
@@ -62,10 +60,16 @@ std::optional<int> parse_planner_command(const Args& args, const char* command,
   return cli::parse_command_line(*app, args, out, err);
 }
 
-OffsetPlannerOptions offset_planner_options(const PlannerCommandArgs& args) {
-  OffsetPlannerOptions options;
-  options.budget_steps = args.budget_steps;
-  return options;
+void add_budget_steps_option(CLI::App& app, int64_t* steps, const char* description) {
+  app.add_option("--budget-steps", *steps, description)
+      ->type_name("N")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const bool digits = !text.empty() && text.size() <= 18 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            return digits ? "" : "'" + text + "' is not a number of steps (0 to 10^18)";
+          },
+          "N"));
 }
 
 std::string optimality_text(uint64_t size, uint64_t proven_bound) {

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include <harness/cli/command_line.h>
 #include <harness/commands/command.h>
 #include <runtime_ext/planning/offset_planner.h>
 
@@ -32,8 +33,8 @@ std::optional<int> parse_planner_command(const Args& args, const char* command,
                                          PlannerCommandArgs* parsed, std::ostream& out,
                                          std::ostream& err, bool allow_intervals = false);
 
-// The planner options the command line asks for.
-OffsetPlannerOptions offset_planner_options(const PlannerCommandArgs& args);
+// Adds --budget-steps N (a non-negative search-node count) to `app`, stored in `steps`.
+void add_budget_steps_option(CLI::App& app, int64_t* steps, const char* description);
 
 // "optimal", or "N.NN% above the proven bound" (size over bound minus one).
 std::string optimality_text(uint64_t size, uint64_t proven_bound);

@@ -172,6 +172,10 @@ TEST(PlanIntervalsTest, BadInputNamesTheLineAndColumn) {
   testing::CommandResult bad_capacity =
       run(&plan_command, {"--intervals", csv_file(kPublished), "--capacity", "lots"});
   EXPECT_EQ(bad_capacity.exit_code, 2);
+  testing::CommandResult bad_budget =
+      run(&plan_command, {"--intervals", csv_file(kPublished), "--budget-steps", "-5"});
+  EXPECT_EQ(bad_budget.exit_code, 2);
+  EXPECT_THAT(bad_budget.err, HasSubstr("--budget-steps: '-5' is not a number of steps"));
   testing::CommandResult neither = run(&plan_command, {});
   EXPECT_EQ(neither.exit_code, 2);
   EXPECT_THAT(neither.err, HasSubstr("GRAPH.json and -o are required (or --intervals IN.csv)"));
