@@ -405,7 +405,10 @@ class ExactSearch {
     for (int32_t s = lo; s <= hi; ++s) {
       for (int32_t i : starting_[s]) {
         if (!remaining_[i]) continue;
-        const uint64_t at = round_up(floors_.max(start_[i], end_[i]), items_[i].alignment);
+        // Plain loops over the span: cheaper than the tree's range query at these lengths.
+        uint64_t highest = 0;
+        for (int32_t t = start_[i]; t <= end_[i]; ++t) highest = std::max(highest, floor_[t]);
+        const uint64_t at = round_up(highest, items_[i].alignment);
         for (int32_t t = start_[i]; t <= end_[i]; ++t) lowest_[t] = std::min(lowest_[t], at);
       }
     }
