@@ -8,7 +8,8 @@
 #                                               include/devplan/mocks/tracking_device_allocator.h,
 #                                               include/devplan/runtime_ext/schema/program_generated.h
 #   bin/devplan                                 the command-line tool (when it is built)
-#   lib/cmake/devplan/devplanConfig.cmake, devplanConfigVersion.cmake, devplanTargets*.cmake
+#   lib/cmake/devplan/devplanConfig.cmake, devplanConfigVersion.cmake, devplanTargets*.cmake,
+#   DevplanBudget.cmake                          devplan_add_budget_test() (imported devplan::devplan)
 #
 # and another CMake project uses it with
 #
@@ -147,8 +148,29 @@ endif()
 
 # --- The command-line tool ------------------------------------------------------------------------
 if(TARGET devplan)
+  # The installed tool finds the shared libraries it was linked with (ExecuTorch's from the
+  # wheel, the CUDA runtime) where they were at build time: their folders become its RUNPATH.
+  # ExecuTorch's libraries come through devplan::executorch_runtime, as an -rpath flag (the
+  # wheel) or as full paths to shared libraries (a source build's install tree).
+  set_target_properties(devplan PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+  if(TARGET devplan::executorch_runtime)
+    get_target_property(executorch_links devplan::executorch_runtime INTERFACE_LINK_LIBRARIES)
+    foreach(item IN LISTS executorch_links)
+      if(item MATCHES "^-Wl,-rpath,(.+)$")
+        set_property(TARGET devplan APPEND PROPERTY INSTALL_RPATH "${CMAKE_MATCH_1}")
+      elseif(IS_ABSOLUTE "${item}" AND item MATCHES "\\.so(\\.[0-9]+)*$")
+        get_filename_component(dir "${item}" DIRECTORY)
+        set_property(TARGET devplan APPEND PROPERTY INSTALL_RPATH "${dir}")
+      endif()
+    endforeach()
+  endif()
   install(TARGETS devplan RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  set(DEVPLAN_CONFIG_HAS_TOOL ON)
+else()
+  set(DEVPLAN_CONFIG_HAS_TOOL OFF)
 endif()
+# devplan_add_budget_test() (cmake/DevplanBudget.cmake), which devplanConfig.cmake includes.
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/DevplanBudget.cmake DESTINATION ${DEVPLAN_INSTALL_CMAKEDIR})
 
 # --- Package configuration ------------------------------------------------------------------------
 # What devplanConfig.cmake.in must find before it loads the targets: dependencies of the exported

@@ -39,6 +39,10 @@ const Command kCommands[] = {
      "draw the memory plan: one rectangle per planned tensor, lifetime by bytes"},
     {"fuzz", &devplan::harness::fuzz_command,
      "randomized campaign: generated programs, device mappings, faults, lifecycles"},
+    {"diff", &devplan::harness::diff_command,
+     "compare two versions of a program: buffers, peak device bytes, copies, devices, loads"},
+    {"budget", &devplan::harness::budget_command,
+     "record a program's memory figures in a budget file, or check programs against one"},
     {"report", &devplan::harness::report_command,
      "the main job: inspect, check, simulate and run programs, pictures, fuzz, summary"},
 };

@@ -32,6 +32,8 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err);
 int report_command(const Args& args, std::ostream& out, std::ostream& err);
 int plan_command(const Args& args, std::ostream& out, std::ostream& err);
 int replan_command(const Args& args, std::ostream& out, std::ostream& err);
+int diff_command(const Args& args, std::ostream& out, std::ostream& err);
+int budget_command(const Args& args, std::ostream& out, std::ostream& err);
 
 // Checks every method of the program in `file` (see runtime_ext/analysis/plan_check.h).
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file);

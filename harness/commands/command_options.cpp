@@ -1,5 +1,8 @@
 #include <harness/commands/command_options.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace devplan::harness {
 
 CLI::Option* add_program_argument(CLI::App& app, std::string& file) {
@@ -34,6 +37,27 @@ Result<DeviceBacking> parse_device_backing(const std::string& text) {
   if (text == "host") return DeviceBacking::Host;
   return Error(ErrorCode::InvalidArgument,
                "--backing expects unbacked or host, got '" + text + "'");
+}
+
+Result<double> parse_percent(const std::string& text) {
+  // Digits with at most one '.', nothing else: no sign, exponent, hex, "inf" or "nan".
+  const bool form = !text.empty() && text.size() <= 32 &&
+                    text.find_first_not_of("0123456789.") == std::string::npos &&
+                    std::count(text.begin(), text.end(), '.') <= 1 && text != ".";
+  if (!form) {
+    return Error(ErrorCode::InvalidArgument,
+                 "expects a percentage (a number, 0 or above, like 3 or 2.5), got '" + text + "'");
+  }
+  return std::strtod(text.c_str(), nullptr);
+}
+
+CLI::Option* add_percent_option(CLI::App& app, const std::string& name, std::optional<double>& pct,
+                                const std::string& description) {
+  return app
+      .add_option_function<std::string>(
+          name, [&pct](const std::string& text) { pct = *parse_percent(text); }, description)
+      ->type_name("PCT")
+      ->check(cli::checked_by(&parse_percent));
 }
 
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device) {

@@ -3,6 +3,7 @@
 // typed variable.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <harness/cli/command_line.h>
@@ -24,6 +25,14 @@ Result<UnloadBug> parse_injected_bug(const std::string& text);
 
 // The --backing values: unbacked or host; InvalidArgument otherwise.
 Result<DeviceBacking> parse_device_backing(const std::string& text);
+
+// A percentage as --fail-on-growth and --tolerance take it: a finite number, zero or above
+// ("3", "2.5", "0"); InvalidArgument naming the text otherwise.
+Result<double> parse_percent(const std::string& text);
+
+// `name` PCT, checked by parse_percent, stored in `pct`.
+CLI::Option* add_percent_option(CLI::App& app, const std::string& name, std::optional<double>& pct,
+                                const std::string& description);
 
 // --device simulated|cuda (default simulated).
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -65,6 +66,36 @@ std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suff
              static_cast<std::streamsize>(bytes.size()));
   temp_files().push_back(path);
   return path;
+}
+
+std::string temp_dir() {
+  char pattern[] = "/tmp/devplan_test_dir_XXXXXX";
+  const char* made = mkdtemp(pattern);
+  const std::string path = made ? made : "";
+  static std::vector<std::string> dirs;
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    std::atexit([] {
+      std::error_code ec;
+      for (const std::string& d : dirs) std::filesystem::remove_all(d, ec);
+    });
+  }
+  dirs.push_back(path);
+  return path;
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(to).parent_path(), ec);
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string json_header() {

@@ -34,4 +34,13 @@ std::vector<uint8_t> wasteful_device_add();
 // Writes `bytes` to a temporary file (removed at exit) and returns its path.
 std::string temp_file(const std::vector<uint8_t>& bytes, const std::string& suffix = ".pte");
 
+// Makes an empty temporary folder (removed with its contents at exit) and returns its path.
+std::string temp_dir();
+
+// Copies the file at `from` to `to` (replacing it), creating `to`'s folders.
+void copy_file(const std::string& from, const std::string& to);
+
+// The text of the file at `path` ("" when it cannot be read).
+std::string file_text(const std::string& path);
+
 }  // namespace devplan::harness::testing

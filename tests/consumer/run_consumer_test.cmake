@@ -78,4 +78,23 @@ if(DEFINED CONFIG AND NOT CONFIG STREQUAL "" AND EXISTS ${consumer_build}/${CONF
   set(consumer_exe ${consumer_build}/${CONFIG}/consumer_test)
 endif()
 run_step("run the consumer's test" ${consumer_exe})
+
+# The budget gate: the recorded program passes, the grown one fails naming the buffer and growth.
+run_step("the consumer's budget gate passes"
+  ${CMAKE_CTEST_COMMAND} --test-dir ${consumer_build} -R "^consumer_budget$" --output-on-failure)
+message(STATUS "install_consumer: the grown program must fail its budget gate")
+execute_process(
+  COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${consumer_build} -R "^consumer_budget_grown$"
+          --output-on-failure
+  RESULT_VARIABLE rc
+  OUTPUT_VARIABLE out
+  ERROR_VARIABLE out)
+message("${out}")
+set(expected "FAIL model.pte forward: buffer 1 (cuda:0) grew 48 B -> 64 B (+16 B, +33.33%; tolerance 0%)")
+string(FIND "${out}" "${expected}" at)
+if(rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR
+    "install_consumer: ctest on the grown program exited ${rc}; expected a failure naming "
+    "'${expected}'")
+endif()
 message(STATUS "install_consumer: passed")

@@ -1,0 +1,89 @@
+// The budget file of `devplan budget`: per program and method, the memory figures a pull
+// request must not grow. It is JSON with sorted keys, one method per line, so a change to it
+// reads well in code review:
+//
+//   {
+//     "format": "devplan-budget",
+//     "programs": {
+//       "model.pte": {
+//         "methods": {
+//           "forward": {"buffers": [{"device": "cpu:0", "size": 0}, ...],
+//                       "loads": {"devplan": {"allocations": {"cuda:0": {"bytes": 48,
+//                       "count": 1}}, "leaks": 0, "loaded": true, "misuse": 0}, ...},
+//                       "peak_device_bytes": {"cuda:0": 48}, "plan_ratio": 1.0,
+//                       "planned_bytes": {"cpu:0": 0, "cuda:0": 48}}
+//         },
+//         "tolerance_pct": 5            (optional: this program's byte tolerance)
+//       }
+//     },
+//     "schema_version": 1,
+//     "tolerance_pct": 0                (optional: every program's byte tolerance)
+//   }
+//
+// Programs are keyed by the file's name without its folder, so a budget recorded from
+// `export/model.pte` checks `build/model.pte`. "loads" holds one entry per engine the
+// recording build had (devplan, executorch).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <harness/commands/program_figures.h>
+#include <runtime_ext/core/device.h>
+#include <runtime_ext/core/result.h>
+
+namespace devplan::harness {
+
+constexpr int kBudgetSchemaVersion = 1;
+constexpr const char* kBudgetFormat = "devplan-budget";
+
+struct BudgetBuffer {
+  Device device;
+  uint64_t size = 0;
+};
+
+struct BudgetLoad {
+  bool loaded = true;
+  std::map<Device, DeviceLoad> allocations;  // per device: count and bytes
+  uint64_t leaks = 0;
+  uint64_t misuse = 0;
+  std::string error;  // why the load failed, when measured (not kept in the file)
+};
+
+struct BudgetMethod {
+  std::vector<BudgetBuffer> buffers;
+  std::map<std::string, BudgetLoad> loads;  // by engine name ("devplan", "executorch")
+  std::map<Device, uint64_t> peak_device_bytes;
+  double plan_ratio = 1.0;  // rounded to 4 decimals
+  std::map<Device, uint64_t> planned_bytes;
+};
+
+struct BudgetProgram {
+  std::map<std::string, BudgetMethod> methods;
+  std::optional<double> tolerance_pct;
+};
+
+struct Budget {
+  std::map<std::string, BudgetProgram> programs;  // by file name
+  std::optional<double> tolerance_pct;
+};
+
+// The key a program file has in a budget: its name without the folder ("model.pte").
+std::string budget_key(const std::string& file);
+
+// Reads a budget. Errors name the file and what is wrong: not JSON (with line and column), not
+// a devplan budget (no "format": "devplan-budget"), a schema_version this build does not read,
+// or a member of the wrong type ("programs.\"model.pte\".methods.forward.buffers[0].size: ...").
+Result<Budget> read_budget(const std::string& path);
+
+// The file's text (see above); read_budget(write_budget(b)) == b.
+std::string write_budget(const Budget& budget);
+
+// Measures one program: its figures and a load of each method under every engine this build
+// has. Errors: the program does not load or a method does not validate.
+Result<BudgetProgram> measure_program(const std::string& file);
+
+}  // namespace devplan::harness
