@@ -77,7 +77,10 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
       "planned and peak bytes per device, the device allocations a load makes under each "
       "engine this build has, and the plan's ratio to its lower bound. Re-recording keeps the "
       "file's tolerances.");
-  app->add_option("FILE", files, "the programs (.pte)")->required();
+  app->add_option("FILE", files, "the programs (.pte)")->type_name("FILE.pte")->required();
+  app->footer(
+      "exit codes: 0 recorded, 1 a program that does not load or a file that cannot be "
+      "written, 2 usage error");
   app->add_option("-o,--output", output, "the budget file to write")
       ->type_name("budget.json")
       ->required();
@@ -273,7 +276,12 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
       "tolerance_pct in the budget, else --tolerance, else the budget's tolerance_pct, else 0. "
       "Shrinking is reported, never a failure.");
   app->add_option("BUDGET", budget_file, "the budget file")->type_name("budget.json")->required();
-  app->add_option("FILE", files, "the programs (.pte), each one the budget has")->required();
+  app->add_option("FILE", files, "the programs (.pte), each one the budget has")
+      ->type_name("FILE.pte")
+      ->required();
+  app->footer(
+      "exit codes: 0 within the budget, 1 a bad budget file, a program missing on either "
+      "side or one that does not load, 2 usage error, 3 a figure grew beyond the budget");
   add_percent_option(*app, "--tolerance", tolerance,
                      "byte growth allowed, in percent, for programs without their own");
   add_percent_option(*app, "--allocation-tolerance", allocation_tolerance,

@@ -46,6 +46,9 @@ int diff_command(const Args& args, std::ostream& out, std::ostream& err) {
       "tensor devices, inputs and outputs; with --runtime also what a load allocates.");
   app->add_option("OLD", old_file, "the program before (.pte)")->required();
   app->add_option("NEW", new_file, "the program after (.pte)")->required();
+  app->footer(
+      "exit codes: 0 ok, 1 a program that does not load, 2 usage error, 3 peak device "
+      "bytes grew beyond --fail-on-growth");
   add_json_flag(*app, json);
   app->add_option("--junit", junit, "write JUnit XML (one case per method)")->type_name("OUT.xml");
   CLI::Option* runtime_option = add_runtime_option(*app, runtime);

@@ -58,7 +58,11 @@ void expect_clean_failure(const std::vector<std::string>& args, const ToolRun& r
 // Each command with FILE in the place of its input.
 std::vector<std::vector<std::string>> input_commands(const Scratch& s, const std::string& file) {
   const std::string out = s.path("out.pte");
+  const std::string real = std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/add.pte";
   std::vector<std::vector<std::string>> commands = {
+      {"diff", file, real},
+      {"diff", real, file, "--json"},
+      {"budget", "record", file, "-o", s.path("budget.json")},
       {"inspect", file},
       {"inspect", file, "--json"},
       {"simulate", file},
@@ -108,8 +112,13 @@ void check_input(const InputCase& input) {
     expect_clean_failure(args, run_tool(s, args), file,
                          executorch ? input.executorch_reason : input.reason);
   }
-  const std::vector<std::string> plan = {"plan", file, "-o", s.path("out.pte")};
-  expect_clean_failure(plan, run_tool(s, plan), file, input.graph_reason);
+  // Read as JSON: a graph, and a budget.
+  const std::string real = std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/add.pte";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"plan", file, "-o", s.path("out.pte")},
+        std::vector<std::string>{"budget", "check", file, real}}) {
+    expect_clean_failure(args, run_tool(s, args), file, input.graph_reason);
+  }
 }
 
 TEST(BadInputTest, ADirectory) { check_input(kInputs[0]); }
@@ -122,10 +131,9 @@ TEST(BadInputTest, AFileThatIsNotAProgram) { check_input(kInputs[6]); }
 
 // Each command with OUT in the place of one of its output paths. `report --out DIR` creates DIR
 // with its parents (like mkdir -p), so a missing folder is not an error there.
-std::vector<std::vector<std::string>> output_commands(const std::string& program,
-                                                      const std::string& graph,
-                                                      const std::string& out,
-                                                      bool folder_is_missing) {
+std::vector<std::vector<std::string>> output_commands(
+    const std::string& program, const std::string& second_program, const std::string& budget,
+    const std::string& graph, const std::string& out, bool folder_is_missing) {
   std::vector<std::vector<std::string>> commands = {
       {"simulate", program, "--junit", out},
       {"simulate", program, "--timeline-svg", out},
@@ -136,6 +144,9 @@ std::vector<std::vector<std::string>> output_commands(const std::string& program
       {"replan", program, "-o", out},
       {"report", "--fuzz-cases", "0", "--junit", out, program},
       {"fuzz", "--cases", "1", "--junit", out},
+      {"diff", program, second_program, "--junit", out},
+      {"budget", "record", program, "-o", out},
+      {"budget", "check", budget, program, "--junit", out},
   };
   if (!folder_is_missing)
     commands.push_back({"report", "--fuzz-cases", "0", "--out", out, program});
@@ -148,9 +159,14 @@ void check_output(const std::string& out_name, const std::string& reason, bool f
   const std::string graph = s.path("graph.json");
   std::ofstream(graph) << R"({"tensors": [{"id": "x", "dtype": "float32", "shape": [2]}],
                               "inputs": ["x"], "outputs": ["x"]})";
+  const std::string second =
+      std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/linear_no_constant_segment.pte";
+  const std::string budget = s.path("budget.json");
+  const ToolRun recorded = run_tool(s, {"budget", "record", program, "-o", budget});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
   const std::string out = out_name[0] == '/' ? out_name : s.path(out_name);
   for (const std::vector<std::string>& args :
-       output_commands(program, graph, out, folder_is_missing)) {
+       output_commands(program, second, budget, graph, out, folder_is_missing)) {
     std::vector<std::string> with_report = args;
     if (args[0] == "report" && args[3] == "--junit") {  // keep the pictures in the scratch
       with_report.insert(with_report.begin() + 1, {"--out", s.path("report")});
