@@ -51,9 +51,15 @@ class ExactSearch {
       end_[i] = section_of(items[i].upper) - 1;
       starting_[start_[i]].push_back(static_cast<int32_t>(i));
     }
+    cover_position_.resize(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (start_[i] >= 0) cover_position_[i].resize(static_cast<size_t>(end_[i] - start_[i] + 1));
+    }
+    visited_.assign(items.size(), 0);
     // Candidates at a section, in one of several orders (the search restarts with each in
-    // turn): the longest lifetime first, the largest first, the largest area first.
-    // Interchangeable items end up next to each other in every order.
+    // turn): the longest lifetime first, the largest first, the largest area first, then
+    // random orders of the kinds of items. Interchangeable items end up next to each other in
+    // every order.
     for (int order = 0; order < kOrders; ++order) {
       orders_[order] = starting_;
       for (std::vector<int32_t>& list : orders_[order]) {
@@ -61,6 +67,20 @@ class ExactSearch {
           const uint64_t sx = items_[x].size, sy = items_[y].size;
           const int64_t wx = end_[x] - start_[x] + 1, wy = end_[y] - start_[y] + 1;
           if (order == 1 && sx != sy) return sx > sy;
+          if (order >= 3) {
+            // A random order of the kinds of items (interchangeable ones stay together).
+            const auto kind = [&](int32_t i) {
+              uint64_t h = 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(order + 1);
+              for (uint64_t v :
+                   {items_[i].size, static_cast<uint64_t>(end_[i]), items_[i].alignment}) {
+                h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+                h ^= h >> 31;
+              }
+              return h;
+            };
+            const uint64_t kx = kind(x), ky = kind(y);
+            if (kx != ky) return kx < ky;
+          }
           if (order == 2) {
             const unsigned __int128 ax = static_cast<unsigned __int128>(sx) * wx;
             const unsigned __int128 ay = static_cast<unsigned __int128>(sy) * wy;
@@ -78,7 +98,9 @@ class ExactSearch {
   }
 
   // Restarts: each order in turn gets kFirstRun steps, twice as many every round, until one
-  // run decides or the budget is spent. Failed states stay known across runs, so a restart
+  // run decides or the budget is spent; the first round tries the three structured orders, and
+  // every round adds a random one, up to kOrders (a small budget stays with the structured
+  // orders, a large one spreads over more). Failed states stay known across runs, so a restart
   // does not search again what an earlier run refuted. A search's time grows steeply on the
   // few instances where its first choices go wrong; restarting with another order bounds
   // that tail.
@@ -86,8 +108,9 @@ class ExactSearch {
     ExactDecision out;
     capacity_ = capacity;
     failed_.clear();
-    for (int64_t run = kFirstRun;; run *= 2) {
-      for (int order = 0; order < kOrders; ++order) {
+    int orders = kFirstOrders;
+    for (int64_t run = kFirstRun;; run *= 2, orders = std::min(orders + 1, kOrders)) {
+      for (int order = 0; order < orders; ++order) {
         const int64_t left = budget - out.steps;
         // The first run always starts: what needs no search (nothing to place, a section
         // over the capacity) is answered whatever the budget.
@@ -107,7 +130,8 @@ class ExactSearch {
   }
 
  private:
-  static constexpr int kOrders = 3;
+  static constexpr int kOrders = 8;
+  static constexpr int kFirstOrders = 3;  // the orders of the first round; one more each round
   static constexpr int64_t kFirstRun = 2000;
 
   ExactDecision search(int64_t budget) {
@@ -117,6 +141,10 @@ class ExactSearch {
       return out;
     }
     if (remaining_count_ == 0) return fits(&out);
+    if (!sections_can_hold(0, sections_ - 1)) {
+      out.outcome = ExactOutcome::DoesNotFit;
+      return out;
+    }
     stack_.clear();
     open_scope(0, sections_ - 1, -1, true);
     out.steps = 1;
@@ -138,7 +166,11 @@ class ExactSearch {
       }
       ++out.steps;
       Frame& parent = stack_.back();
-      if (!sections_can_hold(parent.lo, parent.hi)) continue;  // undone on the next turn
+      // Only sections under items that overlap what the child changed can have lost room.
+      const auto [lo, hi] = parent.placed >= 0
+                                ? affected(start_[parent.placed], end_[parent.placed])
+                                : affected(parent.section, parent.section);
+      if (!sections_can_hold(lo, hi)) continue;  // undone on the next turn
       const bool cut = parent.placed >= 0 && cut_made_;
       open_scope(parent.lo, parent.hi, parent.owner, cut);
     }
@@ -164,17 +196,23 @@ class ExactSearch {
                0x13198a2e03707344ull ^ static_cast<uint64_t>(hi)};
     for (int32_t s = lo; s <= hi; ++s) {
       k.a = (k.a ^ floor_[s]) * 0x9e3779b97f4a7c15ull;
+      k.a = (k.a ^ ceiling_[s]) * 0xff51afd7ed558ccdull;
       k.a = (k.a ^ start_keys_[s]) * 0xbf58476d1ce4e5b9ull;
       k.b = (k.b + floor_[s] * 0x94d049bb133111ebull) ^ (k.b >> 29);
+      k.b = (k.b + ceiling_[s] * 0xc4ceb9fe1a85ec53ull) ^ (k.b >> 31);
       k.b = (k.b + (start_keys_[s] | 1) * 0xd6e8feb86659fd93ull) ^ (k.b >> 32);
     }
     return k;
   }
 
   void set_floors(int32_t l, int32_t r, uint64_t value) {
-    floors_.assign(l, r, value);
     for (int32_t s = l; s <= r; ++s) floor_[s] = value;
   }
+  void set_ceilings(int32_t l, int32_t r, uint64_t value) {
+    for (int32_t s = l; s <= r; ++s) ceiling_[s] = value;
+  }
+  // The room a section has beyond what remains to place in it.
+  uint64_t slack(int32_t s) const { return ceiling_[s] - floor_[s] - remaining_bytes_[s]; }
 
   // A node (it branches on one section of its scope) or a split (its scope's components).
   struct Frame {
@@ -184,13 +222,14 @@ class ExactSearch {
     bool first = false;      // the first node of its component
     // A node:
     int32_t section = 0;
-    int32_t run_end = 0;  // last section of the run at `floor`
-    uint64_t floor = 0;
+    int32_t run_end = 0;  // last section of the run at `level`
+    bool top = false;     // the run is one of ceilings (items hang from it), not of floors
+    uint64_t level = 0;   // the run's floor, or its ceiling
     size_t cursor = 0;    // next candidate in (*candidates_)[section]
     int32_t placed = -1;  // the item the current child placed
     int32_t tried = -1;   // the last item tried, to skip its interchangeable twins
     bool raise_tried = false;
-    bool raised = false;   // the current child raised the floor
+    bool raised = false;   // the current child raised the floor (never on a ceiling)
     bool hatless = false;  // the current child placed an item no remaining item overlaps
     bool done = false;     // no child is left to try
     StateKey state;        // the node's state when it opened, remembered when it fails
@@ -206,11 +245,15 @@ class ExactSearch {
     remaining_.assign(items_.size(), 0);
     offsets_.assign(items_.size(), 0);
     lowest_.assign(static_cast<size_t>(sections_), UINT64_MAX);
+    highest_.assign(static_cast<size_t>(sections_), 0);
+    covered_.assign(static_cast<size_t>(sections_) + 1, 0);
     starts_left_ = CountTree(static_cast<size_t>(sections_));
     start_keys_.assign(static_cast<size_t>(sections_), 0);
     remaining_count_ = 0;
+    covering_.assign(static_cast<size_t>(sections_), {});
     for (size_t i = 0; i < items_.size(); ++i) {
       if (start_[i] < 0) continue;
+      cover(static_cast<int32_t>(i));
       remaining_[i] = 1;
       ++remaining_count_;
       starts_left_.add(static_cast<size_t>(start_[i]), 1);
@@ -222,8 +265,8 @@ class ExactSearch {
       if (remaining_bytes_[s] > capacity_) return false;
       if (remaining_bytes_[s] == 0) floors[s] = capacity_;  // nothing to place: closed
     }
-    floors_ = AssignTree(floors);
     floor_ = floors;
+    ceiling_.assign(static_cast<size_t>(sections_), capacity_);
     smallest_start_ = MinTree(static_cast<size_t>(sections_), UINT64_MAX);
     for (int32_t s = 0; s < sections_; ++s) refresh_smallest_start(s);
     return true;
@@ -279,10 +322,12 @@ class ExactSearch {
     }
     Frame f;
     f.lo = lo, f.hi = hi, f.owner = owner, f.first = first;
-    const auto [section, floor] = floors_.leftmost_min(lo, hi);
-    f.section = section;
-    f.floor = floor;
-    f.run_end = std::min(hi, floors_.first_above(section, floor) - 1);
+    const Branch branch = choose_branch(lo, hi);
+    f.section = branch.section;
+    f.run_end = branch.run_end;
+    f.top = branch.top;
+    f.level = branch.level;
+    f.raise_tried = branch.top;  // a ceiling is never lowered (see choose_branch)
     // The same state failed before (reached by placing the same items in another order):
     // it fails again.
     f.state = state_key(lo, hi);
@@ -324,8 +369,13 @@ class ExactSearch {
       const uint64_t size = items_[i].size;
       for (int32_t s = start_[i]; s <= end_[i]; ++s) remaining_bytes_[s] += size;
       for (int32_t s = start_[i] + 1; s <= end_[i]; ++s) ++crossing_[s];
-      set_floors(start_[i], end_[i], frame.floor);
+      if (frame.top) {
+        set_ceilings(start_[i], end_[i], frame.level);
+      } else {
+        set_floors(start_[i], end_[i], frame.level);
+      }
       remaining_[i] = 1;
+      cover(i);
       ++remaining_count_;
       starts_left_.add(static_cast<size_t>(start_[i]), 1);
       start_keys_[start_[i]] ^= key_[i];
@@ -335,7 +385,7 @@ class ExactSearch {
       // of the problem is the same whether it sits here or anywhere else.
       if (frame.hatless) frame.done = true;
     } else if (frame.raised) {
-      set_floors(frame.section, frame.section, frame.floor);
+      set_floors(frame.section, frame.section, frame.level);
       frame.raised = false;
     }
   }
@@ -349,13 +399,8 @@ class ExactSearch {
       if (!remaining_[i] || end_[i] > frame.run_end) continue;
       if (frame.tried >= 0 && interchangeable(i, frame.tried)) continue;
       frame.tried = i;
-      const uint64_t at = round_up(frame.floor, items_[i].alignment);
-      // Every section of the item must still hold what remains there above it.
-      bool room = true;
-      for (int32_t s = start_[i]; s <= end_[i] && room; ++s) {
-        room = at + remaining_bytes_[s] <= capacity_;
-      }
-      if (!room) continue;
+      const uint64_t at = frame.top ? hang_at(i, frame.level) : sit_at(i, frame.level);
+      if (at == kNoRoom) continue;
       const uint64_t size = items_[i].size;
       bool hatless = true;
       for (int32_t s = start_[i]; s <= end_[i]; ++s) {
@@ -365,8 +410,13 @@ class ExactSearch {
       cut_made_ = false;
       for (int32_t s = start_[i] + 1; s <= end_[i]; ++s) cut_made_ |= --crossing_[s] == 0;
       frame.hatless = hatless;
-      set_floors(start_[i], end_[i], at + size);
+      if (frame.top) {
+        set_ceilings(start_[i], end_[i], at);
+      } else {
+        set_floors(start_[i], end_[i], at + size);
+      }
       remaining_[i] = 0;
+      uncover(i);
       --remaining_count_;
       starts_left_.add(static_cast<size_t>(start_[i]), -1);
       start_keys_[start_[i]] ^= key_[i];
@@ -377,43 +427,211 @@ class ExactSearch {
     }
     if (frame.raise_tried) return false;
     frame.raise_tried = true;
-    // Nothing sits at the floor here: the lowest item in this section sits at least as high
-    // as a neighbouring floor in the scope (it started earlier or ends later than the run) or
-    // on an item that starts inside the run.
     const int32_t a = frame.section;
-    const uint64_t bytes = remaining_bytes_[a];
-    uint64_t raise = capacity_;
-    if (bytes > 0) {
-      if (a > frame.lo) raise = std::min(raise, floors_.get(a - 1));
-      if (frame.run_end < frame.hi) raise = std::min(raise, floors_.get(frame.run_end + 1));
-      const uint64_t smallest = smallest_start_.min(static_cast<size_t>(a) + 1,
-                                                    static_cast<size_t>(frame.run_end), UINT64_MAX);
-      if (smallest != UINT64_MAX) raise = std::min(raise, frame.floor + smallest);
-      if (raise + bytes > capacity_) return false;
-    }
+    const uint64_t raise = raise_height(a, frame.run_end, frame.level, frame.lo, frame.hi);
+    if (raise == kNoRaise) return false;
     set_floors(a, a, raise);
     frame.raised = true;
     return true;
   }
 
-  // Whether every section of [lo, hi] can still hold what remains there above the lowest
-  // offset any of its remaining items can take (the highest floor under the item, aligned):
-  // a section whose floor is lower than all of its items wastes the space in between. Items
-  // of a scope lie within it, and nothing outside the scope changed since it was checked.
+  static constexpr uint64_t kNoRaise = UINT64_MAX;
+
+  // The run [a, run_end] at `floor` when nothing sits at the floor in section a: the lowest
+  // item there sits at least as high as a neighbouring floor in the scope (it starts earlier or
+  // ends later than the run; a neighbour with nothing left to place has no such item) or on an
+  // item that starts inside the run. kNoRaise when what remains in a no longer fits above it.
+  uint64_t raise_height(int32_t a, int32_t run_end, uint64_t floor, int32_t lo, int32_t hi) const {
+    const uint64_t bytes = remaining_bytes_[a];
+    if (bytes == 0) return ceiling_[a];  // nothing left here: the section closes
+    uint64_t raise = ceiling_[a];
+    if (a > lo && remaining_bytes_[a - 1] > 0) raise = std::min(raise, floor_[a - 1]);
+    if (run_end < hi && remaining_bytes_[run_end + 1] > 0) {
+      raise = std::min(raise, floor_[run_end + 1]);
+    }
+    const uint64_t smallest =
+        smallest_start_.min(static_cast<size_t>(a) + 1, static_cast<size_t>(run_end), UINT64_MAX);
+    if (smallest != UINT64_MAX) raise = std::min(raise, floor + smallest);
+    return raise + bytes > ceiling_[a] ? kNoRaise : raise;
+  }
+
+  struct Branch {
+    int32_t section = 0;
+    int32_t run_end = 0;
+    bool top = false;
+    uint64_t level = 0;
+  };
+
+  static constexpr uint64_t kNoRoom = UINT64_MAX;
+
+  // Where item i sits on `floor` (rounded up to its alignment), every section under it still
+  // holding what remains there between it and the ceiling; kNoRoom when one does not.
+  uint64_t sit_at(int32_t i, uint64_t floor) const {
+    const uint64_t at = round_up(floor, items_[i].alignment);
+    for (int32_t s = start_[i]; s <= end_[i]; ++s) {
+      if (at + remaining_bytes_[s] > ceiling_[s]) return kNoRoom;
+    }
+    return at;
+  }
+
+  // Where item i hangs from `ceiling` (its offset rounded down to its alignment), every
+  // section under it still holding what remains there between the floor and it; kNoRoom when
+  // one does not.
+  uint64_t hang_at(int32_t i, uint64_t ceiling) const {
+    const uint64_t size = items_[i].size;
+    if (ceiling < size) return kNoRoom;
+    const uint64_t at = (ceiling - size) / items_[i].alignment * items_[i].alignment;
+    for (int32_t s = start_[i]; s <= end_[i]; ++s) {
+      if (floor_[s] + remaining_bytes_[s] - size > at) return kNoRoom;
+    }
+    return at;
+  }
+
+  // For the run [l, r] at `level` (a local minimum of the floors, or with `top` a local maximum
+  // of the ceilings): covered_[t] for t in [l, r + 1], whether sections t..r can be covered at
+  // the level. Every point of the run at the level lies in an item that sits on it (hangs from
+  // it), or is waste, which a section can only take when it has slack: so the run is a chain of
+  // items at the level, each starting where the one before ends, and of single sections left
+  // empty where there is slack. A run with no such chain is a dead end; an item after which the
+  // chain cannot go on is no child.
+  void chain_cover(int32_t l, int32_t r, bool top, uint64_t level) {
+    covered_[r + 1] = 1;
+    for (int32_t t = r; t >= l; --t) {
+      bool c = slack(t) > 0 && covered_[t + 1];
+      for (size_t k = 0; !c && k < starting_[t].size(); ++k) {
+        const int32_t i = starting_[t][k];
+        c = remaining_[i] && end_[i] <= r && covered_[end_[i] + 1] &&
+            (top ? hang_at(i, level) : sit_at(i, level)) != kNoRoom;
+      }
+      covered_[t] = c;
+    }
+  }
+
+  // The children a node at the run [l, r] would have (after chain_cover): the distinct items
+  // that can sit on (hang from) the level and leave a chain behind them, plus, on a floor, the
+  // raise when it is possible. Counting stops at `enough`.
+  size_t children(int32_t l, int32_t r, bool top, uint64_t level, int32_t lo, int32_t hi,
+                  size_t enough) const {
+    if (!covered_[l]) return 0;
+    size_t n = top || raise_height(l, r, level, lo, hi) == kNoRaise ? 0 : 1;
+    int32_t previous = -1;
+    for (int32_t i : (*candidates_)[l]) {
+      if (n >= enough) return n;
+      if (!remaining_[i] || end_[i] > r || !covered_[end_[i] + 1]) continue;
+      if (previous >= 0 && interchangeable(i, previous)) continue;
+      previous = i;
+      n += (top ? hang_at(i, level) : sit_at(i, level)) != kNoRoom;
+    }
+    return n;
+  }
+
+  // The run to branch on. Every local minimum of the floors in [lo, hi] (a maximal run of
+  // sections at one floor whose neighbours in the scope are higher or have nothing left to
+  // place) must hold at its floor an item that starts at its first section and ends within it,
+  // or have its first section raised, in some plan if in any (let the items not yet placed
+  // fall as far as they can: the lowest one there then sits on the floor or on another).
+  // Likewise every local maximum of the ceilings whose first section has no slack must hold
+  // an item hanging from its ceiling, starting at its first section and ending within it: that
+  // point of the section cannot be waste, and whatever covers it can go no higher, and not
+  // past the run. Branching on any of these keeps the search complete. The search takes the
+  // one with the fewest children (a floor before a ceiling, then the leftmost), so that forced
+  // placements go first and a dead end is met at once, as in exact-cover search; building the
+  // plan from both sides finds a wrong choice near one side sooner.
+  Branch choose_branch(int32_t lo, int32_t hi) {
+    Branch best;
+    size_t best_children = SIZE_MAX;
+    for (int side = 0; side < 2; ++side) {
+      const bool top = side == 1;
+      const std::vector<uint64_t>& level = top ? ceiling_ : floor_;
+      // `beyond(t, v)`: section t (a neighbour of a run at v) bounds the run.
+      const auto beyond = [&](int32_t t, uint64_t v) {
+        return remaining_bytes_[t] == 0 || (top ? level[t] < v : level[t] > v);
+      };
+      for (int32_t s = lo; s <= hi;) {
+        if (remaining_bytes_[s] == 0) {
+          ++s;
+          continue;
+        }
+        const uint64_t v = level[s];
+        int32_t e = s;
+        while (e < hi && remaining_bytes_[e + 1] > 0 && level[e + 1] == v) ++e;
+        const bool bounded = (s == lo || beyond(s - 1, v)) && (e == hi || beyond(e + 1, v));
+        if (bounded && (!top || slack(s) == 0)) {
+          chain_cover(s, e, top, v);
+          const size_t n = children(s, e, top, v, lo, hi, best_children);
+          if (n < best_children) {
+            best = Branch{s, e, top, v};
+            best_children = n;
+            if (n <= 1) return best;  // a dead end, or a forced placement
+          }
+        }
+        s = e + 1;
+      }
+    }
+    return best;
+  }
+
+  // covering_ holds item i (remaining again) / no longer holds it (placed).
+  void cover(int32_t i) {
+    for (int32_t s = start_[i]; s <= end_[i]; ++s) {
+      cover_position_[i][s - start_[i]] = static_cast<int32_t>(covering_[s].size());
+      covering_[s].push_back(i);
+    }
+  }
+  void uncover(int32_t i) {
+    for (int32_t s = start_[i]; s <= end_[i]; ++s) {
+      const int32_t k = cover_position_[i][s - start_[i]];
+      const int32_t last = covering_[s].back();
+      covering_[s][k] = last;
+      cover_position_[last][s - start_[last]] = k;
+      covering_[s].pop_back();
+    }
+  }
+
+  // The sections under the remaining items that overlap [a, b], and [a, b] itself.
+  std::pair<int32_t, int32_t> affected(int32_t a, int32_t b) const {
+    int32_t lo = a, hi = b;
+    for (int32_t s = a; s <= b; ++s) {
+      for (int32_t i : covering_[s]) {
+        lo = std::min(lo, start_[i]);
+        hi = std::max(hi, end_[i]);
+      }
+    }
+    return {lo, hi};
+  }
+
+  // Whether every section of [lo, hi] can still hold what remains there between the lowest
+  // offset any of its remaining items can take (the highest floor under the item, aligned) and
+  // the highest end any can reach (the lowest ceiling over it): a section whose floor is lower
+  // than all of its items, or whose ceiling is higher, wastes the space in between.
   bool sections_can_hold(int32_t lo, int32_t hi) {
-    for (int32_t s = lo; s <= hi; ++s) lowest_[s] = UINT64_MAX;
+    ++visit_;
     for (int32_t s = lo; s <= hi; ++s) {
-      for (int32_t i : starting_[s]) {
-        if (!remaining_[i]) continue;
-        // Plain loops over the span: cheaper than the tree's range query at these lengths.
-        uint64_t highest = 0;
-        for (int32_t t = start_[i]; t <= end_[i]; ++t) highest = std::max(highest, floor_[t]);
-        const uint64_t at = round_up(highest, items_[i].alignment);
-        for (int32_t t = start_[i]; t <= end_[i]; ++t) lowest_[t] = std::min(lowest_[t], at);
+      lowest_[s] = UINT64_MAX;
+      highest_[s] = 0;
+    }
+    for (int32_t s = lo; s <= hi; ++s) {
+      for (int32_t i : covering_[s]) {
+        if (visited_[i] == visit_) continue;
+        visited_[i] = visit_;
+        uint64_t high_floor = 0, low_ceiling = UINT64_MAX;
+        for (int32_t t = start_[i]; t <= end_[i]; ++t) {
+          high_floor = std::max(high_floor, floor_[t]);
+          low_ceiling = std::min(low_ceiling, ceiling_[t]);
+        }
+        const uint64_t alignment = items_[i].alignment, size = items_[i].size;
+        const uint64_t at = round_up(high_floor, alignment);
+        const uint64_t top =
+            low_ceiling < size ? 0 : (low_ceiling - size) / alignment * alignment + size;
+        for (int32_t t = std::max(lo, start_[i]); t <= std::min(hi, end_[i]); ++t) {
+          lowest_[t] = std::min(lowest_[t], at);
+          highest_[t] = std::max(highest_[t], top);
+        }
       }
     }
     for (int32_t s = lo; s <= hi; ++s) {
-      if (remaining_bytes_[s] > 0 && lowest_[s] + remaining_bytes_[s] > capacity_) return false;
+      if (remaining_bytes_[s] == 0) continue;
+      if (lowest_[s] > highest_[s] || highest_[s] - lowest_[s] < remaining_bytes_[s]) return false;
     }
     return true;
   }
@@ -426,17 +644,22 @@ class ExactSearch {
   const std::vector<std::vector<int32_t>>* candidates_ = &orders_[0];
   uint64_t capacity_ = 0;
   std::vector<Frame> stack_;
-  AssignTree floors_{std::vector<uint64_t>{}};
-  MinTree smallest_start_{0, UINT64_MAX};  // per section: smallest remaining item starting
-  CountTree starts_left_{0};               // per section: remaining items starting there
-  std::vector<uint64_t> remaining_bytes_;  // per section: bytes of remaining items
-  std::vector<int32_t> crossing_;          // per section s > 0: remaining items on s - 1 and s
-  std::vector<uint8_t> remaining_;         // per item
-  std::vector<uint64_t> offsets_;          // per item, valid once placed
-  std::vector<uint64_t> lowest_;           // sections_can_hold's scratch
-  std::vector<uint64_t> floor_;            // the floors as plain values, for state keys
-  std::vector<uint64_t> key_;              // per item: a random key
-  std::vector<uint64_t> start_keys_;       // per section: xor of keys of remaining items there
+  MinTree smallest_start_{0, UINT64_MAX};   // per section: smallest remaining item starting
+  CountTree starts_left_{0};                // per section: remaining items starting there
+  std::vector<uint64_t> remaining_bytes_;   // per section: bytes of remaining items
+  std::vector<int32_t> crossing_;           // per section s > 0: remaining items on s - 1 and s
+  std::vector<uint8_t> remaining_;          // per item
+  std::vector<uint64_t> offsets_;           // per item, valid once placed
+  std::vector<uint64_t> lowest_, highest_;  // sections_can_hold's scratch
+  std::vector<uint32_t> visited_;           // per item: the last visit_ that saw it
+  uint32_t visit_ = 0;
+  std::vector<std::vector<int32_t>> covering_;        // per section: the remaining items over it
+  std::vector<std::vector<int32_t>> cover_position_;  // per item and section: its place there
+  std::vector<uint8_t> covered_;      // chain_cover's answer, per section (and one more)
+  std::vector<uint64_t> floor_;       // per section: every remaining item lies at or above it
+  std::vector<uint64_t> ceiling_;     // per section: every remaining item lies below it
+  std::vector<uint64_t> key_;         // per item: a random key
+  std::vector<uint64_t> start_keys_;  // per section: xor of keys of remaining items there
   std::unordered_set<StateKey, StateKeyHash> failed_;  // states of nodes that failed
   size_t remaining_count_ = 0;
   bool cut_made_ = false;  // the last placement left a point that no remaining item crosses

@@ -3,16 +3,23 @@
 // offsets) or proves that they do not, within a budget of search steps.
 //
 // The search keeps, per time section (the steps between two consecutive lifetime ends), a
-// floor: every buffer not yet placed lies at or above it. At each node it takes the leftmost
-// section of lowest floor and branches: either one of the buffers that start there and end
-// within the run of sections at that floor sits at the floor (rounded up to its alignment), or
-// none does and the floor rises to the lowest height the buffer that does sit lowest there
-// can have (the neighbours' floors, or the floor plus the smallest buffer that starts inside
-// the run). Every placement is final, so plans are canonical ("gravity" solutions: no buffer
-// can move down), and every plan that fits has a canonical twin: the search is complete. A
-// section whose floor plus the bytes still to place there exceeds the capacity prunes the
-// node; buffers that are interchangeable (same size, lifetime and alignment) are tried once.
-// See MiniMalloc (Moffitt, ASPLOS 2023) for the canonical-solution argument this follows.
+// floor and a ceiling: every buffer not yet placed lies between them. Buffers are placed on a
+// floor or hung from a ceiling. At each node the search takes one run of sections to branch
+// on: a local minimum of the floors (its neighbours higher), where one of the buffers that
+// start at the run's first section and end within it sits on the floor (rounded up to its
+// alignment), or none does and the floor rises to the lowest height the buffer that does sit
+// lowest there can have (a neighbour's floor, or the floor plus the smallest buffer that starts
+// inside the run); or a local maximum of the ceilings whose first section has no room to
+// spare, where such a buffer must hang from the ceiling. Of all such runs it takes the one with
+// the fewest children, so forced placements go first and dead ends show at once. Every plan
+// that fits has a twin the search reaches (let the unplaced buffers fall as far as they can:
+// the lowest one in a run sits on its floor or on another), so the search is complete.
+// Pruning: a section that cannot hold what remains there between the lowest offset and the
+// highest end its buffers can still take; a run that no chain of buffers at its level (and of
+// sections with room to spare) covers; a state that failed before; buffers that are
+// interchangeable (same size, lifetime and alignment) are tried once. See MiniMalloc (Moffitt,
+// ASPLOS 2023) for canonical solutions and spatial inference, and exact-cover search (fewest
+// choices first) for the branching rule.
 //
 // The budget counts search nodes, never time: the same items and budget give the same answer
 // on every machine.

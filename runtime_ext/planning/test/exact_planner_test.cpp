@@ -105,17 +105,7 @@ TEST(ExactPlannerTest, TightInstancesSolveAtTheirCapacity) {
   }
 }
 
-TEST(SegmentTreesTest, AssignTreeAnswersRangeQueries) {
-  AssignTree t({5, 3, 3, 7, 1, 9});
-  EXPECT_EQ(t.leftmost_min(0, 5), (std::pair<int32_t, uint64_t>{4, 1}));
-  EXPECT_EQ(t.leftmost_min(0, 3), (std::pair<int32_t, uint64_t>{1, 3}));
-  EXPECT_EQ(t.first_above(1, 3), 3);
-  EXPECT_EQ(t.max(0, 2), 5u);
-  t.assign(1, 4, 8);
-  EXPECT_EQ(t.get(2), 8u);
-  EXPECT_EQ(t.leftmost_min(0, 5), (std::pair<int32_t, uint64_t>{0, 5}));
-  EXPECT_EQ(t.first_above(0, 8), 5);
-  EXPECT_EQ(t.first_above(0, 9), 6);  // none
+TEST(SegmentTreesTest, MinAndCountTreesAnswerRangeQueries) {
   MinTree m(5, 100);
   m.set(3, 4);
   m.set(1, 7);
