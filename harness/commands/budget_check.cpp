@@ -4,7 +4,6 @@
 #include <runtime_ext/core/byte_count.h>
 
 #include <cstdio>
-#include <set>
 
 namespace devplan::harness {
 namespace {
@@ -138,10 +137,7 @@ class BudgetComparer {
 
   void per_device(const std::string& label, const char* what,
                   const std::map<Device, uint64_t>& before, const std::map<Device, uint64_t>& now) {
-    std::set<Device> devices;
-    for (const auto& entry : before) devices.insert(entry.first);
-    for (const auto& entry : now) devices.insert(entry.first);
-    for (const Device& d : devices) {
+    for (const Device& d : devices_of(before, now)) {
       auto a = before.find(d);
       auto b = now.find(d);
       figure(label + d.to_string(), {{"what", what}, {"device", d.to_string()}},
@@ -204,10 +200,7 @@ class BudgetComparer {
       add(FindingKind::Shrank, engine + " load now succeeds (it failed when recorded)",
           {{"what", "load.status"}, {"runtime", engine}, {"old", "failed"}, {"new", "loaded"}});
     }
-    std::set<Device> devices;
-    for (const auto& entry : before.allocations) devices.insert(entry.first);
-    for (const auto& entry : now.allocations) devices.insert(entry.first);
-    for (const Device& d : devices) {
+    for (const Device& d : devices_of(before.allocations, now.allocations)) {
       auto a = before.allocations.find(d);
       auto b = now.allocations.find(d);
       const DeviceLoad x = a == before.allocations.end() ? DeviceLoad{} : a->second;

@@ -5,8 +5,8 @@
 #include <harness/commands/budget_file.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
+#include <harness/commands/planner_command_args.h>
 #include <harness/report/json_document.h>
-#include <harness/report/json_reports.h>
 #include <harness/report/junit.h>
 
 #include <chrono>
@@ -41,16 +41,6 @@ std::string accept_command(const std::vector<std::string>& files, const std::str
   std::string command = "devplan budget record";
   for (const std::string& f : files) command += " " + f;
   return command + " -o " + budget;
-}
-
-// Prints `error` the command's way and returns 1.
-int fail(const char* command, const Error& error, bool json, std::ostream& out, std::ostream& err) {
-  if (json) {
-    out << error_json(error) << "\n";
-  } else {
-    err << "devplan " << command << ": " << error.to_string() << "\n";
-  }
-  return cli::kExitError;
 }
 
 Result<std::map<std::string, BudgetProgram>> measure_programs(
@@ -99,16 +89,16 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
   if (std::filesystem::exists(output, ec)) {
     Result<Budget> existing = read_budget(output);
     if (!existing.ok()) {
-      return fail("budget record",
-                  Error(ErrorCode::InvalidArgument, "not overwriting '" + output +
-                                                        "', which is not a devplan budget (" +
-                                                        existing.error().message() + ")"),
-                  json, out, err);
+      return fail_command(
+          Error(ErrorCode::InvalidArgument, "not overwriting '" + output +
+                                                "', which is not a devplan budget (" +
+                                                existing.error().message() + ")"),
+          "budget record", json, out, err);
     }
     budget = std::move(*existing);
   }
   Result<std::map<std::string, BudgetProgram>> measured = measure_programs(files);
-  if (!measured.ok()) return fail("budget record", measured.error(), json, out, err);
+  if (!measured.ok()) return fail_command(measured.error(), "budget record", json, out, err);
   std::vector<std::string> dropped;
   for (const auto& [name, p] : budget.programs) {
     if (measured->count(name) == 0) dropped.push_back(name);
@@ -227,8 +217,8 @@ void print_check_text(const std::string& budget_file, const std::vector<ProgramC
       << "To accept the change: " << accept << "\n";
 }
 
-Json check_json(const std::string& budget_file, const std::vector<ProgramCheck>& checks,
-                const std::string& accept) {
+Json budget_check_json(const std::string& budget_file, const std::vector<ProgramCheck>& checks,
+                       const std::string& accept) {
   Json doc = json_document();
   doc["budget"] = budget_file;
   Json programs = Json::array();
@@ -304,7 +294,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
     return written ? code : exit_after_write_failure(code);
   };
   const auto failed = [&](const Error& error) {
-    return finish(fail("budget check", error, json, out, err),
+    return finish(fail_command(error, "budget check", json, out, err),
                   {{budget_file, "budget check", error.to_string(), 0}});
   };
 
@@ -342,7 +332,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   for (const ProgramCheck& c : checks) failures += c.failures();
   const std::string accept = accept_command(files, budget_file);
   if (json) {
-    out << write_json(check_json(budget_file, checks, accept)) << "\n";
+    out << write_json(budget_check_json(budget_file, checks, accept)) << "\n";
   } else {
     print_check_text(budget_file, checks, accept, out);
   }

@@ -4,7 +4,6 @@
 #include <harness/commands/command_options.h>
 #include <harness/commands/planner_command_args.h>
 #include <harness/commands/program_diff.h>
-#include <harness/report/json_reports.h>
 #include <harness/report/junit.h>
 
 #include <chrono>
@@ -73,12 +72,7 @@ int diff_command(const Args& args, std::ostream& out, std::ostream& err) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   int code = cli::kExitOk;
   if (!diff.ok()) {
-    if (json) {
-      out << error_json(diff.error()) << "\n";
-    } else {
-      err << "devplan diff: " << diff.error().to_string() << "\n";
-    }
-    code = cli::kExitError;
+    code = fail_command(diff.error(), "diff", json, out, err);
   } else {
     if (json) {
       out << write_json(diff_json(*diff)) << "\n";

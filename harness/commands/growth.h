@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+
+#include <runtime_ext/core/device.h>
 
 namespace devplan::harness {
 
@@ -29,5 +32,14 @@ std::string count_change_text(uint64_t before, uint64_t now);
 
 // "0%", "2.5%": a tolerance as the user wrote it.
 std::string tolerance_text(double pct);
+
+// The devices either of two per-device figures has (maps keyed by Device), in order.
+template <typename Map>
+std::set<Device> devices_of(const Map& before, const Map& now) {
+  std::set<Device> devices;
+  for (const auto& entry : before) devices.insert(entry.first);
+  for (const auto& entry : now) devices.insert(entry.first);
+  return devices;
+}
 
 }  // namespace devplan::harness

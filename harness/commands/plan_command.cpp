@@ -37,7 +37,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string& file = parsed->input;
   const std::string& output = parsed->output;
   const bool json = parsed->json;
-  auto fail = [&](const Error& e) { return fail_planner_command(e, "plan", json, out, err); };
+  auto fail = [&](const Error& e) { return fail_command(e, "plan", json, out, err); };
   Result<std::vector<Graph>> graphs = read_graphs_file(file);
   if (!graphs.ok()) return fail(graphs.error().with_context(file));
   PlanOptions options;

@@ -78,13 +78,12 @@ int plan_intervals_command(const PlannerCommandArgs& args, std::ostream& out, st
   if (!table.ok()) return bad_input(table.error());
   Result<IntervalPlan> plan =
       plan_interval_rows(table->rows, args.algorithm, args.budget_steps, args.capacity);
-  if (!plan.ok())
-    return fail_planner_command(plan.error().with_context(file), "plan", args.json, out, err);
+  if (!plan.ok()) return fail_command(plan.error().with_context(file), "plan", args.json, out, err);
   const bool fits = !args.capacity || plan->height <= *args.capacity;
   const std::string csv = write_interval_csv(*table, plan->offsets);
   if (fits && !args.output.empty()) {
     Error e = write_file(args.output, csv);
-    if (!e.ok()) return fail_planner_command(e, "plan", args.json, out, err);
+    if (!e.ok()) return fail_command(e, "plan", args.json, out, err);
   }
   if (args.json) {
     Json doc = json_document();

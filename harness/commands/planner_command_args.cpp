@@ -85,8 +85,8 @@ double size_over_lower_bound(uint64_t size, uint64_t lower_bound) {
   return static_cast<double>(size) / static_cast<double>(lower_bound);
 }
 
-int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,
-                         std::ostream& err) {
+int fail_command(const Error& error, const char* command, bool json, std::ostream& out,
+                 std::ostream& err) {
   if (json) {
     out << error_json(error) << "\n";
   } else {

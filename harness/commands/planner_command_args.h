@@ -45,7 +45,7 @@ double size_over_lower_bound(uint64_t size, uint64_t lower_bound);
 
 // Reports `error` the command's way ({"error": {"code", "message"}} with --json, a line on
 // `err` otherwise) and returns exit code 1.
-int fail_planner_command(const Error& error, const char* command, bool json, std::ostream& out,
-                         std::ostream& err);
+int fail_command(const Error& error, const char* command, bool json, std::ostream& out,
+                 std::ostream& err);
 
 }  // namespace devplan::harness

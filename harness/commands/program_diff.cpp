@@ -5,8 +5,6 @@
 #include <harness/report/json_document.h>
 #include <runtime_ext/core/byte_count.h>
 
-#include <set>
-
 namespace devplan::harness {
 namespace {
 
@@ -142,14 +140,6 @@ class MethodComparer {
 
  private:
   template <typename Map>
-  static std::set<Device> devices_of(const Map& a, const Map& b) {
-    std::set<Device> devices;
-    for (const auto& entry : a) devices.insert(entry.first);
-    for (const auto& entry : b) devices.insert(entry.first);
-    return devices;
-  }
-
-  template <typename Map>
   static typename Map::mapped_type value_or_zero(const Map& map, const Device& device) {
     auto it = map.find(device);
     return it == map.end() ? typename Map::mapped_type{} : it->second;
@@ -242,15 +232,12 @@ std::vector<Growth> peak_growth(const ProgramFigures& before, const ProgramFigur
   std::vector<Growth> growth;
   for (const MethodFigures& m : now.methods) {
     const MethodFigures* old = before.find(m.name);
-    std::set<Device> devices;
-    for (const auto& [device, bytes] : m.peak_device_bytes) devices.insert(device);
-    for (const Device& device : devices) {
+    for (const auto& [device, new_bytes] : m.peak_device_bytes) {
       uint64_t old_bytes = 0;
       if (old) {
         auto it = old->peak_device_bytes.find(device);
         if (it != old->peak_device_bytes.end()) old_bytes = it->second;
       }
-      const uint64_t new_bytes = m.peak_device_bytes.at(device);
       if (!grows_beyond(old_bytes, new_bytes, pct)) continue;
       Growth g{m.name, device, old_bytes, new_bytes, ""};
       g.text = "method " + m.name + ": peak device bytes on " + device.to_string() + " grew " +

@@ -9,17 +9,19 @@
 #include <harness/json/json.h>
 
 #include <runtime_ext/analysis/plan_check.h>
+#include <runtime_ext/planning/device_propagation.h>
 #include <regex>
 
 namespace devplan::harness {
 namespace {
 
-bool is_copy(const MethodPlan& plan, const InstructionInfo& instruction, const char* name) {
+// Whether `instruction` calls the operator `full_name` ("et_copy::_h2d_copy.out").
+bool calls(const MethodPlan& plan, const InstructionInfo& instruction, const char* full_name) {
   if (instruction.kind != InstructionKind::KernelCall || instruction.op_index < 0 ||
       static_cast<size_t>(instruction.op_index) >= plan.operators.size()) {
     return false;
   }
-  return plan.operators[instruction.op_index].name == name;
+  return plan.operators[instruction.op_index].full_name() == full_name;
 }
 
 Result<MethodFigures> method_figures(const MethodPlan& plan, const MethodSummary& summary,
@@ -44,8 +46,8 @@ Result<MethodFigures> method_figures(const MethodPlan& plan, const MethodSummary
   m.peak_device_bytes = peak_device_bytes(summary);
   for (const ChainInfo& chain : plan.chains) {
     for (const InstructionInfo& instruction : chain.instructions) {
-      m.h2d_copies += is_copy(plan, instruction, "et_copy::_h2d_copy");
-      m.d2h_copies += is_copy(plan, instruction, "et_copy::_d2h_copy");
+      m.h2d_copies += calls(plan, instruction, kH2dCopyOp);
+      m.d2h_copies += calls(plan, instruction, kD2hCopyOp);
     }
   }
   for (size_t v = 0; v < plan.values.size(); ++v) {

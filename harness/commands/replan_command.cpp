@@ -36,7 +36,7 @@ int replan_command(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string& file = parsed->input;
   const std::string& output = parsed->output;
   const bool json = parsed->json;
-  auto fail = [&](const Error& e) { return fail_planner_command(e, "replan", json, out, err); };
+  auto fail = [&](const Error& e) { return fail_command(e, "replan", json, out, err); };
   Result<ProgramImage> image = ProgramImage::map(file);
   if (!image.ok()) return fail(image.error());
   Result<ReplanResult> result = replan_program(*image, parsed->algorithm, parsed->budget_steps);

@@ -463,7 +463,10 @@ TEST(BudgetCommandTest, CommandLine) {
   testing::CommandResult r = run(&budget_command, {});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("  devplan budget record FILE... -o budget.json"));
-  EXPECT_EQ(run(&budget_command, {"--help"}).exit_code, 0);
+  r = run(&budget_command, {"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("  devplan budget check budget.json FILE... [--tolerance PCT]"));
+  EXPECT_EQ(r.err, "");
   r = run(&budget_command, {"frob"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("devplan budget: unknown subcommand 'frob' (record or check)\n"));
