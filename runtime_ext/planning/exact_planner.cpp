@@ -222,12 +222,14 @@ class ExactSearch {
     bool first = false;      // the first node of its component
     // A node:
     int32_t section = 0;
-    int32_t run_end = 0;  // last section of the run at `level`
-    bool top = false;     // the run is one of ceilings (items hang from it), not of floors
-    uint64_t level = 0;   // the run's floor, or its ceiling
-    size_t cursor = 0;    // next candidate in (*candidates_)[section]
-    int32_t placed = -1;  // the item the current child placed
-    int32_t tried = -1;   // the last item tried, to skip its interchangeable twins
+    int32_t run_end = 0;         // last section of the run at `level`
+    bool top = false;            // the run is one of ceilings (items hang from it), not of floors
+    uint64_t level = 0;          // the run's floor, or its ceiling
+    std::vector<int32_t> order;  // the candidates, flush ones first (see next_child)
+    bool ordered = false;        // order is filled
+    size_t cursor = 0;           // next candidate in order
+    int32_t placed = -1;         // the item the current child placed
+    int32_t tried = -1;          // the last item tried, to skip its interchangeable twins
     bool raise_tried = false;
     bool raised = false;   // the current child raised the floor (never on a ceiling)
     bool hatless = false;  // the current child placed an item no remaining item overlaps
@@ -393,10 +395,19 @@ class ExactSearch {
   // Applies the frame's next child; false when none is left.
   bool next_child(Frame& frame) {
     if (frame.done) return false;
-    const std::vector<int32_t>& candidates = (*candidates_)[frame.section];
-    while (frame.cursor < candidates.size()) {
-      const int32_t i = candidates[frame.cursor++];
-      if (!remaining_[i] || end_[i] > frame.run_end) continue;
+    if (!frame.ordered) {
+      // The node's own state: its children are undone before each next one.
+      frame.ordered = true;
+      for (int32_t i : (*candidates_)[frame.section]) {
+        if (remaining_[i] && end_[i] <= frame.run_end) frame.order.push_back(i);
+      }
+      // Tilings line edges up: an item whose far edge meets a neighbour's level, or closes a
+      // section, is more often right. Stable, so interchangeable items stay side by side.
+      std::stable_partition(frame.order.begin(), frame.order.end(),
+                            [&](int32_t i) { return ends_flush(frame, i); });
+    }
+    while (frame.cursor < frame.order.size()) {
+      const int32_t i = frame.order[frame.cursor++];
       if (frame.tried >= 0 && interchangeable(i, frame.tried)) continue;
       frame.tried = i;
       const uint64_t at = frame.top ? hang_at(i, frame.level) : sit_at(i, frame.level);
@@ -436,6 +447,25 @@ class ExactSearch {
   }
 
   static constexpr uint64_t kNoRaise = UINT64_MAX;
+
+  // Whether item i, placed at the frame's level, has its far edge (its top on a floor, its
+  // offset under a ceiling) at the level of a neighbouring section in the scope that still has
+  // items to place, or at the other side of a section under it (closing it).
+  bool ends_flush(const Frame& frame, int32_t i) const {
+    const int32_t a = start_[i], b = end_[i];
+    const uint64_t size = items_[i].size, alignment = items_[i].alignment;
+    if (frame.top && frame.level < size) return false;
+    const uint64_t edge = frame.top ? (frame.level - size) / alignment * alignment
+                                    : round_up(frame.level, alignment) + size;
+    const std::vector<uint64_t>& same = frame.top ? ceiling_ : floor_;
+    const std::vector<uint64_t>& other = frame.top ? floor_ : ceiling_;
+    if (a > frame.lo && remaining_bytes_[a - 1] > 0 && same[a - 1] == edge) return true;
+    if (b < frame.hi && remaining_bytes_[b + 1] > 0 && same[b + 1] == edge) return true;
+    for (int32_t t = a; t <= b; ++t) {
+      if (other[t] == edge) return true;
+    }
+    return false;
+  }
 
   // The run [a, run_end] at `floor` when nothing sits at the floor in section a: the lowest
   // item there sits at least as high as a neighbouring floor in the scope (it starts earlier or
