@@ -105,6 +105,13 @@ DEVPLAN_PROP(ExactPlanner, EqualsTheBruteForceOptimumOnUpToEightBuffers, ()) {
   RC_ASSERT(at.outcome == ExactOutcome::Fits);
   RC_ASSERT(plan_problem(items, at.offsets, optimum).empty());
   RC_ASSERT(decide_exact(items, optimum - 1, 1000000).outcome == ExactOutcome::DoesNotFit);
+  // Each way to branch on its own is complete too.
+  for (ExactBranching way : {ExactBranching::RunStarts, ExactBranching::AnyFullPoint}) {
+    const ExactDecision one_way = decide_exact(items, optimum, 1000000, way);
+    RC_ASSERT(one_way.outcome == ExactOutcome::Fits);
+    RC_ASSERT(plan_problem(items, one_way.offsets, optimum).empty());
+    RC_ASSERT(decide_exact(items, optimum - 1, 1000000, way).outcome == ExactOutcome::DoesNotFit);
+  }
 }
 
 DEVPLAN_PROP(ExactPlanner, AnyBudgetGivesAValidPlanAndATrueBound, ()) {
@@ -142,6 +149,16 @@ DEVPLAN_PROP(ExactPlanner, TightInstancesTileTheirRectangle, ()) {
   const ExactDecision d = decide_exact(items, o.capacity, 2000000);
   RC_ASSERT(d.outcome == ExactOutcome::Fits);
   RC_ASSERT(plan_problem(items, d.offsets, o.capacity).empty());
+  // Every section is full, so the search may branch at any point. One way on its own may run
+  // out of budget (restarts are what bound that), but never proves that the tiling does not
+  // fit, and what it finds is a plan.
+  for (ExactBranching way : {ExactBranching::RunStarts, ExactBranching::AnyFullPoint}) {
+    const ExactDecision one_way = decide_exact(items, o.capacity, 20000, way);
+    RC_ASSERT(one_way.outcome != ExactOutcome::DoesNotFit);
+    if (one_way.outcome == ExactOutcome::Fits) {
+      RC_ASSERT(plan_problem(items, one_way.offsets, o.capacity).empty());
+    }
+  }
 }
 
 }  // namespace

@@ -97,28 +97,40 @@ class ExactSearch {
     }
   }
 
-  // Restarts: each order in turn gets kFirstRun steps, twice as many every round, until one
-  // run decides or the budget is spent; the first round tries the three structured orders, and
-  // every round adds a random one, up to kOrders (a small budget stays with the structured
-  // orders, a large one spreads over more). Failed states stay known across runs, so a restart
-  // does not search again what an earlier run refuted. A search's time grows steeply on the
-  // few instances where its first choices go wrong; restarting with another order bounds
-  // that tail.
-  ExactDecision decide(uint64_t capacity, int64_t budget) {
+  // Restarts: each strategy in turn gets kFirstRun steps, twice as many every round, until
+  // one run decides or the budget is spent. A strategy is a candidate order with one of two
+  // ways to branch (see choose_branch): the first round tries the three structured orders
+  // branching at the runs' first sections; every later round adds a random order, up to
+  // kOrders, and tries its orders both ways (a small budget, like best's, stays with the
+  // first way and the structured orders; a large one spreads over more). Failed states stay
+  // known across runs (they fail whichever way the search branches), so a restart does not
+  // search again what an earlier run refuted. A search's time grows steeply on the few
+  // instances where its first choices go wrong; restarting another way bounds that tail.
+  ExactDecision decide(uint64_t capacity, int64_t budget,
+                       ExactBranching branching = ExactBranching::Restarts) {
     ExactDecision out;
     capacity_ = capacity;
     failed_.clear();
+    if (branching != ExactBranching::Restarts) {
+      candidates_ = &orders_[0];
+      any_point_ = branching == ExactBranching::AnyFullPoint;
+      return search(budget);
+    }
     int orders = kFirstOrders;
     for (int64_t run = kFirstRun;; run *= 2, orders = std::min(orders + 1, kOrders)) {
-      for (int order = 0; order < orders; ++order) {
+      // The first round branches at the runs' first sections only; later rounds then try each
+      // order again branching at any full point.
+      const int ways = run == kFirstRun ? 1 : 2;
+      for (int strategy = 0; strategy < ways * orders; ++strategy) {
         const int64_t left = budget - out.steps;
         // The first run always starts: what needs no search (nothing to place, a section
         // over the capacity) is answered whatever the budget.
-        if (left <= 0 && !(run == kFirstRun && order == 0)) {
+        if (left <= 0 && !(run == kFirstRun && strategy == 0)) {
           out.outcome = ExactOutcome::BudgetExhausted;
           return out;
         }
-        candidates_ = &orders_[order];
+        candidates_ = &orders_[strategy % orders];
+        any_point_ = strategy >= orders;
         ExactDecision d = search(std::max<int64_t>(std::min(left, run), 0));
         out.steps += d.steps;
         if (d.outcome != ExactOutcome::BudgetExhausted) {
@@ -223,6 +235,7 @@ class ExactSearch {
     // A node:
     int32_t section = 0;
     int32_t run_end = 0;         // last section of the run at `level`
+    int32_t point = 0;           // the run's section whose point at the level children cover
     bool top = false;            // the run is one of ceilings (items hang from it), not of floors
     uint64_t level = 0;          // the run's floor, or its ceiling
     std::vector<int32_t> order;  // the candidates, flush ones first (see next_child)
@@ -249,6 +262,8 @@ class ExactSearch {
     lowest_.assign(static_cast<size_t>(sections_), UINT64_MAX);
     highest_.assign(static_cast<size_t>(sections_), 0);
     covered_.assign(static_cast<size_t>(sections_) + 1, 0);
+    reached_.assign(static_cast<size_t>(sections_) + 1, 0);
+    over_.assign(static_cast<size_t>(sections_) + 1, 0);
     starts_left_ = CountTree(static_cast<size_t>(sections_));
     start_keys_.assign(static_cast<size_t>(sections_), 0);
     remaining_count_ = 0;
@@ -326,10 +341,12 @@ class ExactSearch {
     f.lo = lo, f.hi = hi, f.owner = owner, f.first = first;
     const Branch branch = choose_branch(lo, hi);
     f.section = branch.section;
+    f.point = branch.point;
     f.run_end = branch.run_end;
     f.top = branch.top;
     f.level = branch.level;
-    f.raise_tried = branch.top;  // a ceiling is never lowered (see choose_branch)
+    // A ceiling is never lowered, and a point with no slack is never waste (see choose_branch).
+    f.raise_tried = branch.top || branch.point != branch.section;
     // The same state failed before (reached by placing the same items in another order):
     // it fails again.
     f.state = state_key(lo, hi);
@@ -398,8 +415,13 @@ class ExactSearch {
     if (!frame.ordered) {
       // The node's own state: its children are undone before each next one.
       frame.ordered = true;
-      for (int32_t i : (*candidates_)[frame.section]) {
-        if (remaining_[i] && end_[i] <= frame.run_end) frame.order.push_back(i);
+      // The items in the run that cover the point.
+      for (int32_t t = frame.section; t <= frame.point; ++t) {
+        for (int32_t i : (*candidates_)[t]) {
+          if (remaining_[i] && end_[i] >= frame.point && end_[i] <= frame.run_end) {
+            frame.order.push_back(i);
+          }
+        }
       }
       // Tilings line edges up: an item whose far edge meets a neighbour's level, or closes a
       // section, is more often right. Stable, so interchangeable items stay side by side.
@@ -488,6 +510,7 @@ class ExactSearch {
   struct Branch {
     int32_t section = 0;
     int32_t run_end = 0;
+    int32_t point = 0;
     bool top = false;
     uint64_t level = 0;
   };
@@ -555,6 +578,49 @@ class ExactSearch {
     return n;
   }
 
+  // The other points of the run [l, r] at `level` (after chain_cover), in sections without
+  // slack: such a point cannot be waste, so it lies in an item that sits on the level (hangs
+  // from it) within the run, and branching on the items over it is complete too. Counts each
+  // point's children (the distinct items over it that fit, with chains left on both sides) and
+  // keeps in *best the point with the fewest, when they are fewer than *best_children: with
+  // any_point_ any such point, else only a dead end or a forced placement (the runs' first
+  // sections do the branching). True when the point found is a dead end or forced.
+  bool full_point(int32_t l, int32_t r, bool top, uint64_t level, Branch* best,
+                  size_t* best_children) {
+    // reached_[t]: sections l..t-1 can be covered at the level; over_[t]: the change, at t, in
+    // the number of items that fit and cover t.
+    reached_[l] = 1;
+    for (int32_t t = l + 1; t <= r + 1; ++t) reached_[t] = 0;
+    for (int32_t t = l; t <= r + 1; ++t) over_[t] = 0;
+    for (int32_t t = l; t <= r; ++t) {
+      if (!reached_[t]) continue;
+      if (slack(t) > 0) reached_[t + 1] = 1;
+      int32_t previous = -1;
+      for (int32_t i : (*candidates_)[t]) {
+        if (!remaining_[i] || end_[i] > r) continue;
+        if (previous >= 0 && interchangeable(i, previous)) continue;
+        previous = i;
+        if ((top ? hang_at(i, level) : sit_at(i, level)) == kNoRoom) continue;
+        reached_[end_[i] + 1] = 1;
+        if (covered_[end_[i] + 1]) {
+          ++over_[t];
+          --over_[end_[i] + 1];
+        }
+      }
+    }
+    int32_t over = over_[l];
+    for (int32_t t = l + 1; t <= r; ++t) {
+      over += over_[t];
+      if (slack(t) != 0) continue;
+      const size_t n = static_cast<size_t>(over);
+      if (n >= *best_children || (!any_point_ && n > 1)) continue;
+      *best = Branch{l, r, t, top, level};
+      *best_children = n;
+      if (n <= 1) return true;
+    }
+    return false;
+  }
+
   // The run to branch on. Every local minimum of the floors in [lo, hi] (a maximal run of
   // sections at one floor whose neighbours in the scope are higher or have nothing left to
   // place) must hold at its floor an item that starts at its first section and ends within it,
@@ -563,10 +629,13 @@ class ExactSearch {
   // Likewise every local maximum of the ceilings whose first section has no slack must hold
   // an item hanging from its ceiling, starting at its first section and ending within it: that
   // point of the section cannot be waste, and whatever covers it can go no higher, and not
-  // past the run. Branching on any of these keeps the search complete. The search takes the
-  // one with the fewest children (a floor before a ceiling, then the leftmost), so that forced
-  // placements go first and a dead end is met at once, as in exact-cover search; building the
-  // plan from both sides finds a wrong choice near one side sooner.
+  // past the run. The same holds at any point of such a run (of floors or of ceilings) whose
+  // section has no slack, with the items that cover that section (full_point). Branching on
+  // any of these keeps the search complete. The search takes the one with the fewest children
+  // (a floor before a ceiling, then the leftmost), so that forced placements go first and a
+  // dead end is met at once, as in exact-cover search; building the plan from both sides finds
+  // a wrong choice near one side sooner. Branching at the runs' first sections and branching
+  // at any full point each solve instances the other does not, so the restarts take turns.
   Branch choose_branch(int32_t lo, int32_t hi) {
     Branch best;
     size_t best_children = SIZE_MAX;
@@ -590,10 +659,14 @@ class ExactSearch {
           chain_cover(s, e, top, v);
           const size_t n = children(s, e, top, v, lo, hi, best_children);
           if (n < best_children) {
-            best = Branch{s, e, top, v};
+            best = Branch{s, e, s, top, v};
             best_children = n;
             if (n <= 1) return best;  // a dead end, or a forced placement
           }
+        }
+        if (bounded && e > s) {
+          if (top && slack(s) != 0) chain_cover(s, e, top, v);
+          if (full_point(s, e, top, v, &best, &best_children)) return best;
         }
         s = e + 1;
       }
@@ -686,6 +759,9 @@ class ExactSearch {
   std::vector<std::vector<int32_t>> covering_;        // per section: the remaining items over it
   std::vector<std::vector<int32_t>> cover_position_;  // per item and section: its place there
   std::vector<uint8_t> covered_;      // chain_cover's answer, per section (and one more)
+  std::vector<uint8_t> reached_;      // full_point's scratch, per section (and one more)
+  std::vector<int32_t> over_;         // full_point's scratch, per section (and one more)
+  bool any_point_ = false;            // branch on any full point (else on the runs' first)
   std::vector<uint64_t> floor_;       // per section: every remaining item lies at or above it
   std::vector<uint64_t> ceiling_;     // per section: every remaining item lies below it
   std::vector<uint64_t> key_;         // per item: a random key
@@ -722,8 +798,8 @@ uint64_t exact_height(const std::vector<ExactItem>& items, const std::vector<uin
 }
 
 ExactDecision decide_exact(const std::vector<ExactItem>& items, uint64_t capacity,
-                           int64_t budget_steps) {
-  return ExactSearch(items).decide(capacity, budget_steps);
+                           int64_t budget_steps, ExactBranching branching) {
+  return ExactSearch(items).decide(capacity, budget_steps, branching);
 }
 
 ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64_t> incumbent,

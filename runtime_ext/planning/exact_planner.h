@@ -10,8 +10,10 @@
 // alignment), or none does and the floor rises to the lowest height the buffer that does sit
 // lowest there can have (a neighbour's floor, or the floor plus the smallest buffer that starts
 // inside the run); or a local maximum of the ceilings whose first section has no room to
-// spare, where such a buffer must hang from the ceiling. Of all such runs it takes the one with
-// the fewest children, so forced placements go first and dead ends show at once. Every plan
+// spare, where such a buffer must hang from the ceiling. A point of such a run in a section
+// with no room to spare is never waste either: one of the run's buffers over it sits there
+// (hangs there). Of all such choices it takes the one with the fewest children, so forced
+// placements go first and dead ends show at once. Every plan
 // that fits has a twin the search reaches (let the unplaced buffers fall as far as they can:
 // the lowest one in a run sits on its floor or on another), so the search is complete.
 // Pruning: a section that cannot hold what remains there between the lowest offset and the
@@ -66,9 +68,17 @@ struct ExactPlan {
 // The preconditions of both functions: lower < upper for items with a size; alignments >= 1;
 // the sum of (size + alignment - 1) over the items at most 2^62.
 
+// How the search branches. Both ways are complete; each solves instances the other does not.
+enum class ExactBranching : uint8_t {
+  Restarts,      // restart after restart, taking turns with orders and both ways (the default)
+  RunStarts,     // one search, at the runs' first sections (and forced or dead full points)
+  AnyFullPoint,  // one search, at any point without slack of a run, fewest children first
+};
+
 // Whether `items` fit within `capacity` bytes, searching at most `budget_steps` nodes.
 ExactDecision decide_exact(const std::vector<ExactItem>& items, uint64_t capacity,
-                           int64_t budget_steps);
+                           int64_t budget_steps,
+                           ExactBranching branching = ExactBranching::Restarts);
 
 // The lowest plan of `items` the search finds within `budget_steps` nodes, starting from
 // `incumbent` (a valid plan's offsets, one per item; empty: the buffers stacked one on another).
