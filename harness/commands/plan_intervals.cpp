@@ -116,7 +116,9 @@ int plan_intervals_command(const PlannerCommandArgs& args, std::ostream& out, st
     err << "devplan plan: " << file << " does not fit within " << *args.capacity << " B: "
         << (plan->proven_bound > *args.capacity ? "proven (no plan is below "
                                                 : "none found within the budget (best ")
-        << (plan->proven_bound > *args.capacity ? plan->proven_bound : plan->height) << " B)\n";
+        << (plan->proven_bound > *args.capacity ? plan->proven_bound : plan->height) << " B)"
+        << (plan->proven_bound > *args.capacity ? "" : "; a larger --budget-steps searches further")
+        << "\n";
     return cli::kExitError;
   }
   if (!args.output.empty() && !args.json) out << "wrote " << args.output << "\n";

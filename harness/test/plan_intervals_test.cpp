@@ -110,7 +110,7 @@ TEST(PlanIntervalsTest, CapacityDecidesTheExitCode) {
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("devplan plan: " + gap +
                                      " does not fit within 13 B: none found within the budget "
-                                     "(best 14 B)\n"))
+                                     "(best 14 B); a larger --budget-steps searches further\n"))
       << unknown.err;
   EXPECT_THAT(unknown.err, HasSubstr("7.69% above the proven bound (proven bound 13 B, search, 0 "
                                      "search steps)"));
