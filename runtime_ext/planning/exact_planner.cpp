@@ -377,8 +377,9 @@ class ExactSearch {
     smallest_start_.set(static_cast<size_t>(section), smallest);
   }
 
+  // Same lifetime, size and alignment: either can take the other's place.
   bool interchangeable(int32_t x, int32_t y) const {
-    return end_[x] == end_[y] && items_[x].size == items_[y].size &&
+    return start_[x] == start_[y] && end_[x] == end_[y] && items_[x].size == items_[y].size &&
            items_[x].alignment == items_[y].alignment;
   }
 

@@ -77,6 +77,20 @@ TEST(ExactPlannerTest, InterchangeableItemsAreTriedOnce) {
   EXPECT_EQ(decide_exact(items, 20, 1000000).outcome, ExactOutcome::Fits);
 }
 
+// Two items of one size and end that start apart are not twins: at a full point both cover,
+// each must be tried. Both sections are full at 12; every plan puts c (which starts earlier)
+// on top, a under it, and b (aligned to 4) and d side by side under c.
+TEST(ExactPlannerTest, ItemsThatStartApartAreNotTwinsWhereverTheSearchBranches) {
+  const std::vector<ExactItem> items = {{6, 2, 3, 1}, {2, 1, 2, 4}, {6, 1, 3, 1}, {4, 1, 2, 1}};
+  for (ExactBranching way :
+       {ExactBranching::Restarts, ExactBranching::RunStarts, ExactBranching::AnyFullPoint}) {
+    const ExactDecision at = decide_exact(items, 12, 1000000, way);
+    ASSERT_EQ(at.outcome, ExactOutcome::Fits) << static_cast<int>(way);
+    EXPECT_EQ(at.offsets, (std::vector<uint64_t>{0, 4, 6, 0})) << static_cast<int>(way);
+    EXPECT_EQ(decide_exact(items, 11, 1000000, way).outcome, ExactOutcome::DoesNotFit);
+  }
+}
+
 TEST(ExactPlannerTest, IndependentTimeRangesAreSolvedApart) {
   // Two copies of the gap instance, one after the other in time: each half fails at 13 on its
   // own; the search proves it without multiplying the halves' work.
