@@ -666,6 +666,7 @@ class ExactSearch {
           }
         }
         if (bounded && e > s) {
+          // covered_ is this run's already, unless a ceiling run's first section had slack.
           if (top && slack(s) != 0) chain_cover(s, e, top, v);
           if (full_point(s, e, top, v, &best, &best_children)) return best;
         }
