@@ -5,6 +5,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include <runtime_ext/planning/block_decomposition.h>
 #include <runtime_ext/planning/segment_trees.h>
 #include <runtime_ext/planning/split_mix64.h>
 
@@ -23,9 +24,14 @@ uint64_t round_up(uint64_t value, uint64_t alignment) {
 // either side are independent problems (they share no section). The search then solves the
 // pieces ("components") one after another; when one fails, the node that split fails at
 // once instead of retrying the choices made in the pieces before it.
+bool pack_blocks(const BlockTree& tree, const std::vector<int32_t>& list, uint64_t height,
+                 uint64_t base, int64_t budget, ExactDecision* out);
+
 class ExactSearch {
  public:
-  explicit ExactSearch(const std::vector<ExactItem>& items) : items_(items) {
+  // `blocks`: decide() first tries to pack the instance's blocks (see block_decomposition.h).
+  explicit ExactSearch(const std::vector<ExactItem>& items, bool blocks = true)
+      : items_(items), blocks_(blocks) {
     std::vector<int64_t> points;
     for (const ExactItem& it : items) {
       if (it.size == 0) continue;
@@ -116,6 +122,20 @@ class ExactSearch {
       any_point_ = branching == ExactBranching::AnyFullPoint;
       return search(budget);
     }
+    if (blocks_ && budget / kBlockShare > 0) {
+      // A plan from the blocks answers at once where blocks tile the instance; where none
+      // comes of them, the search below starts on what is left of the budget.
+      const BlockTree tree = find_blocks(items_, capacity);
+      if (tree.blocks > 0) {
+        ExactDecision d;
+        d.offsets.assign(items_.size(), 0);
+        if (pack_blocks(tree, tree.top, capacity, 0, budget / kBlockShare, &d)) {
+          d.outcome = ExactOutcome::Fits;
+          return d;
+        }
+        out.steps = d.steps;
+      }
+    }
     int orders = kFirstOrders;
     for (int64_t run = kFirstRun;; run *= 2, orders = std::min(orders + 1, kOrders)) {
       // The first round branches at the runs' first sections only; later rounds then try each
@@ -143,7 +163,8 @@ class ExactSearch {
 
  private:
   static constexpr int kOrders = 8;
-  static constexpr int kFirstOrders = 3;  // the orders of the first round; one more each round
+  static constexpr int64_t kBlockShare = 4;  // the blocks' plan gets a quarter of the budget
+  static constexpr int kFirstOrders = 3;     // the orders of the first round; one more each round
   static constexpr int64_t kFirstRun = 2000;
 
   ExactDecision search(int64_t budget) {
@@ -742,6 +763,7 @@ class ExactSearch {
   }
 
   const std::vector<ExactItem>& items_;
+  const bool blocks_;
   int32_t sections_ = 0;
   std::vector<int32_t> start_, end_;            // per item: its sections (inclusive); -1: none
   std::vector<std::vector<int32_t>> starting_;  // per section: items that start there
@@ -772,6 +794,33 @@ class ExactSearch {
   size_t remaining_count_ = 0;
   bool cut_made_ = false;  // the last placement left a point that no remaining item crosses
 };
+
+// Packs the nodes `list` of `tree` within `height` (at `base` upwards), then each block's members
+// within its own height, writing the items' offsets into out->offsets and adding the nodes
+// searched to out->steps; false when one of them finds no plan within what is left of `budget`.
+bool pack_blocks(const BlockTree& tree, const std::vector<int32_t>& list, uint64_t height,
+                 uint64_t base, int64_t budget, ExactDecision* out) {
+  std::vector<ExactItem> items;
+  items.reserve(list.size());
+  for (int32_t id : list) {
+    const BlockNode& n = tree.nodes[id];
+    items.push_back(ExactItem{n.size, n.lower, n.upper, n.alignment});
+  }
+  const int64_t left = budget - out->steps;
+  if (left <= 0) return false;
+  const ExactDecision d = ExactSearch(items, false).decide(height, left);
+  out->steps += d.steps;
+  if (d.outcome != ExactOutcome::Fits) return false;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const BlockNode& n = tree.nodes[list[k]];
+    if (n.item >= 0) {
+      out->offsets[n.item] = base + d.offsets[k];
+    } else if (!pack_blocks(tree, n.members, n.size, base + d.offsets[k], budget, out)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
