@@ -4,33 +4,83 @@
 #include <unordered_map>
 #include <utility>
 
+#include <runtime_ext/planning/split_mix64.h>
+
 namespace devplan {
 
 namespace {
 
-// A point's groups are split over at most this many buffers per side (2^10 subsets each);
-// beyond, the ends and starts there form one group.
-constexpr size_t kMaxSide = 10;
+// A point's groups are split over at most this many buffers per side (bits of a mask); beyond,
+// the ends and starts there form one group.
+constexpr size_t kMaxSide = 64;
+// Subsets of one size of one side are tried when there are at most this many of them.
+constexpr uint64_t kMaxSubsets = 5000;
 // A block holds at most this many nodes (blocks form from the bottom up, a few at a time).
 constexpr size_t kMaxMembers = 64;
 
 bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-// The subset of `side` (positions into `list`) of each total with the fewest nodes (the first
-// found among equals).
-std::unordered_map<uint64_t, uint32_t> fewest_per_total(const std::vector<BlockNode>& nodes,
-                                                        const std::vector<int32_t>& list,
-                                                        const std::vector<int32_t>& side) {
-  std::unordered_map<uint64_t, uint32_t> out;
-  for (uint32_t mask = 1; mask < (1u << side.size()); ++mask) {
-    uint64_t total = 0;
-    for (size_t k = 0; k < side.size(); ++k) {
-      if ((mask >> k) & 1) total += nodes[list[side[k]]].size;
-    }
-    auto [it, added] = out.emplace(total, mask);
-    if (!added && __builtin_popcount(mask) < __builtin_popcount(it->second)) it->second = mask;
+// Calls visit(mask, total) for every subset of `count` of `sizes`, in lexicographic order of
+// positions, until it returns true; true when one did.
+template <typename Visit>
+bool each_subset(const std::vector<uint64_t>& sizes, size_t count, Visit visit) {
+  std::vector<size_t> at(count);
+  for (size_t k = 0; k < count; ++k) at[k] = k;
+  for (;;) {
+    uint64_t mask = 0, total = 0;
+    for (size_t k : at) mask |= uint64_t{1} << k, total += sizes[k];
+    if (visit(mask, total)) return true;
+    size_t k = count;
+    while (k > 0 && at[k - 1] == sizes.size() - count + k - 1) --k;
+    if (k == 0) return false;
+    ++at[k - 1];
+    for (size_t j = k; j < count; ++j) at[j] = at[j - 1] + 1;
   }
-  return out;
+}
+
+// C(n, k), saturated past kMaxSubsets.
+uint64_t subsets(size_t n, size_t k) {
+  uint64_t c = 1;
+  for (size_t j = 1; j <= k; ++j) {
+    c = c * (n - k + j) / j;
+    if (c > kMaxSubsets) return kMaxSubsets + 1;
+  }
+  return c;
+}
+
+// The balanced split of the fewest nodes (some of `ends` and some of `starts` of equal totals,
+// not all of both): *end_mask and *start_mask; false when there is none among the subsets tried.
+bool fewest_balanced(const std::vector<uint64_t>& ends, const std::vector<uint64_t>& starts,
+                     uint64_t* end_mask, uint64_t* start_mask) {
+  std::vector<std::unordered_map<uint64_t, uint64_t>> by_total(ends.size() + 1);
+  std::vector<uint8_t> listed(ends.size() + 1, 0);
+  for (size_t count = 2; count <= ends.size() + starts.size(); ++count) {
+    for (size_t a = 1; a < count; ++a) {
+      const size_t b = count - a;
+      if (a > ends.size() || b > starts.size() || (a == ends.size() && b == starts.size())) {
+        continue;
+      }
+      if (subsets(ends.size(), a) > kMaxSubsets || subsets(starts.size(), b) > kMaxSubsets) {
+        continue;
+      }
+      if (!listed[a]) {
+        listed[a] = 1;
+        each_subset(ends, a, [&](uint64_t mask, uint64_t total) {
+          by_total[a].emplace(total, mask);  // the first of each total
+          return false;
+        });
+      }
+      const bool found = each_subset(starts, b, [&](uint64_t mask, uint64_t total) {
+        const auto it = by_total[a].find(total);
+        if (it == by_total[a].end()) return false;
+        *end_mask = it->second;
+        *start_mask = mask;
+        return true;
+      });
+      if (found) return true;
+    }
+  }
+  return false;
 }
 
 // Splits what ends and what starts at a full point (positions into `list`; equal totals) into
@@ -41,22 +91,15 @@ std::vector<std::vector<int32_t>> balanced_groups(const std::vector<BlockNode>& 
                                                   std::vector<int32_t> ends,
                                                   std::vector<int32_t> starts) {
   std::vector<std::vector<int32_t>> groups;
+  const auto sizes = [&](const std::vector<int32_t>& side) {
+    std::vector<uint64_t> out;
+    for (int32_t k : side) out.push_back(nodes[list[k]].size);
+    return out;
+  };
+  uint64_t end_mask = 0, start_mask = 0;
   while (ends.size() > 1 && starts.size() > 1 && ends.size() <= kMaxSide &&
-         starts.size() <= kMaxSide) {
-    const std::unordered_map<uint64_t, uint32_t> by_total = fewest_per_total(nodes, list, ends);
-    uint32_t end_mask = 0, start_mask = 0;
-    int fewest = INT32_MAX;
-    for (uint32_t mask = 1; mask + 1 < (1u << starts.size()); ++mask) {
-      uint64_t total = 0;
-      for (size_t k = 0; k < starts.size(); ++k) {
-        if ((mask >> k) & 1) total += nodes[list[starts[k]]].size;
-      }
-      const auto it = by_total.find(total);
-      if (it == by_total.end() || it->second + 1 == (1u << ends.size())) continue;
-      const int count = __builtin_popcount(mask) + __builtin_popcount(it->second);
-      if (count < fewest) fewest = count, end_mask = it->second, start_mask = mask;
-    }
-    if (fewest == INT32_MAX) break;  // no proper split: the rest is one group
+         starts.size() <= kMaxSide &&
+         fewest_balanced(sizes(ends), sizes(starts), &end_mask, &start_mask)) {
     std::vector<int32_t> group, ends_left, starts_left;
     for (size_t k = 0; k < ends.size(); ++k) {
       ((end_mask >> k) & 1 ? group : ends_left).push_back(ends[k]);
@@ -117,15 +160,18 @@ class BlockPass {
   }
 
   // The blocks this pass forms (positions into the list, each sorted): for every group, the
-  // smallest set closed under the groups inside its time range, when its live bytes are the
-  // same all along; the smallest first, none sharing a node.
-  std::vector<std::vector<int32_t>> blocks() {
+  // smallest set closed under the groups inside its time range (not refused, aligned); the
+  // smallest first, none sharing a node.
+  std::vector<std::vector<int32_t>> blocks(const std::vector<uint64_t>& refused) {
     std::vector<std::vector<int32_t>> found;
     member_stamp_.assign(list_.size(), -1);
     group_stamp_.assign(groups_.size(), -1);
     for (size_t g = 0; g < groups_.size(); ++g) {
       std::vector<int32_t> block;
-      if (close(static_cast<int32_t>(g), &block) && uniform(block)) found.push_back(block);
+      if (!close(static_cast<int32_t>(g), &block) || !aligned(block)) continue;
+      uint64_t key = 0;
+      for (int32_t k : block) key += nodes_[list_[k]].key;
+      if (std::find(refused.begin(), refused.end(), key) == refused.end()) found.push_back(block);
     }
     std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) {
       return x.size() != y.size() ? x.size() < y.size() : x < y;
@@ -179,27 +225,13 @@ class BlockPass {
     return block->size() >= 2;
   }
 
-  // Whether the block's live bytes are the same at every point of its time range and its
-  // alignments are powers of two (so its members stay aligned wherever it goes).
-  bool uniform(const std::vector<int32_t>& block) const {
-    std::vector<std::pair<int64_t, int64_t>> events;  // (point, +size or -size)
-    for (int32_t k : block) {
-      const BlockNode& n = nodes_[list_[k]];
-      if (!power_of_two(n.alignment)) return false;
-      events.push_back({n.lower, static_cast<int64_t>(n.size)});
-      events.push_back({n.upper, -static_cast<int64_t>(n.size)});
-    }
-    std::sort(events.begin(), events.end());
-    const int64_t last = events.back().first;
-    int64_t live = 0, height = -1;
-    for (size_t e = 0; e < events.size();) {
-      const int64_t point = events[e].first;
-      for (; e < events.size() && events[e].first == point; ++e) live += events[e].second;
-      if (point == last) break;
-      if (height < 0) height = live;
-      if (live != height) return false;
-    }
-    return height > 0;
+  // Whether the block's alignments are all powers of two (so that its members stay aligned
+  // wherever it goes, aligned to the largest). Its live bytes need no check: at every point
+  // inside its time range it holds whole groups, and a group's ends and starts are of equal
+  // bytes, so what it holds is the same from one end of the range to the other.
+  bool aligned(const std::vector<int32_t>& block) const {
+    return std::all_of(block.begin(), block.end(),
+                       [&](int32_t k) { return power_of_two(nodes_[list_[k]].alignment); });
   }
 
   const std::vector<BlockNode>& nodes_;
@@ -211,7 +243,8 @@ class BlockPass {
 
 }  // namespace
 
-BlockTree find_blocks(const std::vector<ExactItem>& items, uint64_t capacity) {
+BlockTree find_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
+                      const std::vector<uint64_t>& refused) {
   BlockTree tree;
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].size == 0) continue;
@@ -221,11 +254,12 @@ BlockTree find_blocks(const std::vector<ExactItem>& items, uint64_t capacity) {
                                    items[i].upper,
                                    items[i].alignment,
                                    static_cast<int32_t>(i),
-                                   {}});
+                                   {},
+                                   SplitMix64(i).next()});
   }
   for (;;) {
     BlockPass pass(tree.nodes, tree.top, capacity);
-    const std::vector<std::vector<int32_t>> blocks = pass.blocks();
+    const std::vector<std::vector<int32_t>> blocks = pass.blocks(refused);
     if (blocks.empty()) return tree;
     std::vector<uint8_t> taken(tree.top.size(), 0);
     std::vector<int32_t> next;
@@ -236,6 +270,7 @@ BlockTree find_blocks(const std::vector<ExactItem>& items, uint64_t capacity) {
         const BlockNode& n = tree.nodes[tree.top[k]];
         taken[k] = 1;
         b.members.push_back(tree.top[k]);
+        b.key += n.key;
         b.lower = std::min(b.lower, n.lower);
         b.upper = std::max(b.upper, n.upper);
         b.alignment = std::max(b.alignment, n.alignment);

@@ -6,8 +6,9 @@
 // each run of bytes they free is taken again. Their sizes split into balanced groups (some that
 // end and some that start, of equal totals; the fewest buffers first), one group per such run
 // as far as the sizes tell. A block is a set of buffers (or smaller blocks) closed under the
-// groups at the points inside its time range whose live bytes are the same at every point of
-// that range: it fills a rectangle of that height. Blocks are formed smallest first, from
+// groups at the points inside its time range: its live bytes are then the same at every point
+// of that range (each group's ends and starts balance), so it fills a rectangle of that
+// height. Blocks are formed smallest first, from
 // buffers up, until none is left to form; a rectangle cut into rectangles (by straight or
 // pinwheel cuts) comes apart this way into pieces of a few buffers each.
 //
@@ -34,6 +35,7 @@ struct BlockNode {
   uint64_t alignment = 1;        // a block: its members' largest (all powers of two)
   int32_t item = -1;             // the input item of a buffer; -1 for a block
   std::vector<int32_t> members;  // a block: indices into BlockTree::nodes
+  uint64_t key = 0;              // the set of input items it holds, as a hash
 };
 
 struct BlockTree {
@@ -42,7 +44,9 @@ struct BlockTree {
   size_t blocks = 0;             // blocks formed
 };
 
-// The blocks of `items` at `capacity` (none when no two full sections meet).
-BlockTree find_blocks(const std::vector<ExactItem>& items, uint64_t capacity);
+// The blocks of `items` at `capacity` (none when no two full sections meet), forming none whose
+// key is in `refused`.
+BlockTree find_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
+                      const std::vector<uint64_t>& refused = {});
 
 }  // namespace devplan

@@ -24,8 +24,8 @@ uint64_t round_up(uint64_t value, uint64_t alignment) {
 // either side are independent problems (they share no section). The search then solves the
 // pieces ("components") one after another; when one fails, the node that split fails at
 // once instead of retrying the choices made in the pieces before it.
-bool pack_blocks(const BlockTree& tree, const std::vector<int32_t>& list, uint64_t height,
-                 uint64_t base, int64_t budget, ExactDecision* out);
+ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
+                               int64_t budget);
 
 class ExactSearch {
  public:
@@ -125,16 +125,9 @@ class ExactSearch {
     if (blocks_ && budget / kBlockShare > 0) {
       // A plan from the blocks answers at once where blocks tile the instance; where none
       // comes of them, the search below starts on what is left of the budget.
-      const BlockTree tree = find_blocks(items_, capacity);
-      if (tree.blocks > 0) {
-        ExactDecision d;
-        d.offsets.assign(items_.size(), 0);
-        if (pack_blocks(tree, tree.top, capacity, 0, budget / kBlockShare, &d)) {
-          d.outcome = ExactOutcome::Fits;
-          return d;
-        }
-        out.steps = d.steps;
-      }
+      ExactDecision d = decide_by_blocks(items_, capacity, budget / kBlockShare);
+      if (d.outcome == ExactOutcome::Fits) return d;
+      out.steps = d.steps;
     }
     int orders = kFirstOrders;
     for (int64_t run = kFirstRun;; run *= 2, orders = std::min(orders + 1, kOrders)) {
@@ -795,31 +788,106 @@ class ExactSearch {
   bool cut_made_ = false;  // the last placement left a point that no remaining item crosses
 };
 
-// Packs the nodes `list` of `tree` within `height` (at `base` upwards), then each block's members
-// within its own height, writing the items' offsets into out->offsets and adding the nodes
-// searched to out->steps; false when one of them finds no plan within what is left of `budget`.
-bool pack_blocks(const BlockTree& tree, const std::vector<int32_t>& list, uint64_t height,
-                 uint64_t base, int64_t budget, ExactDecision* out) {
-  std::vector<ExactItem> items;
-  items.reserve(list.size());
+// Decides the nodes `list` of `tree` within `height` with at most `budget` nodes (added to
+// *steps); their offsets go to within[node].
+ExactOutcome pack_level(const BlockTree& tree, const std::vector<int32_t>& list, uint64_t height,
+                        int64_t budget, std::vector<uint64_t>* within, int64_t* steps) {
+  std::vector<ExactItem> level;
+  level.reserve(list.size());
   for (int32_t id : list) {
     const BlockNode& n = tree.nodes[id];
-    items.push_back(ExactItem{n.size, n.lower, n.upper, n.alignment});
+    level.push_back(ExactItem{n.size, n.lower, n.upper, n.alignment});
   }
-  const int64_t left = budget - out->steps;
-  if (left <= 0) return false;
-  const ExactDecision d = ExactSearch(items, false).decide(height, left);
-  out->steps += d.steps;
-  if (d.outcome != ExactOutcome::Fits) return false;
-  for (size_t k = 0; k < list.size(); ++k) {
-    const BlockNode& n = tree.nodes[list[k]];
-    if (n.item >= 0) {
-      out->offsets[n.item] = base + d.offsets[k];
-    } else if (!pack_blocks(tree, n.members, n.size, base + d.offsets[k], budget, out)) {
-      return false;
+  const ExactDecision d = ExactSearch(level, false).decide(height, budget);
+  *steps += d.steps;
+  if (d.outcome != ExactOutcome::Fits) return d.outcome;
+  for (size_t k = 0; k < list.size(); ++k) (*within)[list[k]] = d.offsets[k];
+  return ExactOutcome::Fits;
+}
+
+// The buffers (leaves) a node of `tree` holds, appended to *out.
+void leaves_of(const BlockTree& tree, int32_t node, std::vector<int32_t>* out) {
+  if (tree.nodes[node].item >= 0) {
+    out->push_back(node);
+    return;
+  }
+  for (int32_t m : tree.nodes[node].members) leaves_of(tree, m, out);
+}
+
+// A plan of `items` within `capacity` from their blocks (block_decomposition.h), searching at
+// most `budget` nodes: each block's members packed within its height (the smallest blocks
+// first), then the top level. Where a block's members do not pack (or not within an eighth of
+// what is left: a true block's pack at once), a smaller block inside it may be the wrong one,
+// so its buffers are packed without the smaller blocks; where they do not either, the block is
+// refused and the blocks are formed again without it, up to kMaxRefusals times. The outcome is
+// Fits or BudgetExhausted: no plan from the blocks says nothing about the buffers themselves.
+constexpr int kMaxRefusals = 16;
+
+ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
+                               int64_t budget) {
+  ExactDecision out;
+  std::vector<uint64_t> refused;
+  for (int round = 0; round <= kMaxRefusals; ++round) {
+    BlockTree tree = find_blocks(items, capacity, refused);
+    if (tree.blocks == 0) return out;
+    std::vector<uint64_t> within(tree.nodes.size(), 0);  // offset in its block or at the top
+    int32_t refuse = -1;
+    for (size_t b = 0; b < tree.nodes.size() && refuse < 0; ++b) {
+      BlockNode& block = tree.nodes[b];
+      if (block.item >= 0) continue;
+      // The members as formed; then with one smaller block inside taken apart into its
+      // buffers, each in turn; then all of its buffers.
+      std::vector<std::vector<int32_t>> tries = {block.members};
+      for (int32_t m : block.members) {
+        if (tree.nodes[m].item >= 0) continue;
+        std::vector<int32_t> apart;
+        for (int32_t other : block.members) {
+          if (other != m) apart.push_back(other);
+        }
+        leaves_of(tree, m, &apart);
+        tries.push_back(std::move(apart));
+      }
+      if (tries.size() > 2) {
+        tries.emplace_back();
+        leaves_of(tree, static_cast<int32_t>(b), &tries.back());
+      }
+      bool packed = false;
+      for (std::vector<int32_t>& members : tries) {
+        const int64_t left = budget - out.steps;
+        if (left <= 0) return out;
+        if (pack_level(tree, members, block.size, std::max<int64_t>(left / 16, 1), &within,
+                       &out.steps) == ExactOutcome::Fits) {
+          block.members = std::move(members);
+          packed = true;
+          break;
+        }
+      }
+      if (!packed) refuse = static_cast<int32_t>(b);
     }
+    if (refuse >= 0) {
+      refused.push_back(tree.nodes[refuse].key);
+      continue;
+    }
+    const int64_t left = budget - out.steps;
+    if (left <= 0 ||
+        pack_level(tree, tree.top, capacity, left, &within, &out.steps) != ExactOutcome::Fits) {
+      return out;
+    }
+    // Offsets from the top down.
+    out.offsets.assign(items.size(), 0);
+    std::vector<std::pair<int32_t, uint64_t>> todo;  // (node, offset of what holds it)
+    for (int32_t id : tree.top) todo.push_back({id, 0});
+    while (!todo.empty()) {
+      const auto [id, base] = todo.back();
+      todo.pop_back();
+      const BlockNode& n = tree.nodes[id];
+      if (n.item >= 0) out.offsets[n.item] = base + within[id];
+      for (int32_t m : n.members) todo.push_back({m, base + within[id]});
+    }
+    out.outcome = ExactOutcome::Fits;
+    return out;
   }
-  return true;
+  return out;
 }
 
 }  // namespace

@@ -134,5 +134,23 @@ TEST(SegmentTreesTest, MinAndCountTreesAnswerRangeQueries) {
   EXPECT_EQ(c.sum(0, 2), 0);
 }
 
+TEST(ExactPlannerTest, TightInstancesOfFiveHundredBuffersPackFromTheirBlocks) {
+  // Seeds 68 and 165 form a block from sizes that balance by chance: a block that holds it packs
+  // once that one is taken apart into its buffers.
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6, 7, 8, 68, 165}) {
+    TightInstanceOptions o;
+    o.buffers = 500;
+    o.seed = seed;
+    const std::vector<ExactItem> items = generate_tight_instance(o);
+    const ExactDecision d = decide_exact(items, o.capacity, 1000000);
+    ASSERT_EQ(d.outcome, ExactOutcome::Fits) << "seed " << seed;
+    EXPECT_EQ(exact_height(items, d.offsets), o.capacity) << "seed " << seed;
+    EXPECT_LE(d.steps, 250000) << "seed " << seed;  // within the blocks' quarter of the budget
+  }
+  TightInstanceOptions o;
+  o.buffers = 500;
+  EXPECT_EQ(decide_exact(generate_tight_instance(o), o.capacity, 1000000).steps, 713);
+}
+
 }  // namespace
 }  // namespace devplan
