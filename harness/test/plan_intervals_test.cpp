@@ -184,7 +184,8 @@ TEST(PlanIntervalsTest, BadInputNamesTheLineAndColumn) {
 // The committed tight instances: (buffers, seed) of generate_tight_instance with its defaults
 // (capacity 1 MiB, 1000 steps, pinwheel chance 0.1).
 const std::vector<std::pair<size_t, int>> kTightFixtures = {
-    {100, 1}, {100, 2}, {200, 1}, {200, 4}, {300, 1}, {300, 2}, {300, 4}, {500, 2}, {500, 3}};
+    {100, 1}, {100, 2}, {200, 1}, {200, 4}, {300, 1}, {300, 2}, {300, 4},
+    {400, 1}, {500, 1}, {500, 2}, {500, 3}, {500, 6}, {500, 8}};
 
 std::string tight_fixture_name(size_t buffers, int seed) {
   return "tight-" + std::to_string(buffers) + "-seed" + std::to_string(seed) + ".1048576.csv";
