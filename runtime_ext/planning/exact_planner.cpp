@@ -51,12 +51,16 @@ class ExactSearch {
     key_.resize(items.size());
     for (uint64_t& k : key_) k = keys.next();
     starting_.resize(static_cast<size_t>(sections_));
+    live_.assign(static_cast<size_t>(sections_) + 1, 0);
     for (size_t i = 0; i < items.size(); ++i) {
       if (items[i].size == 0) continue;
       start_[i] = section_of(items[i].lower);
       end_[i] = section_of(items[i].upper) - 1;
       starting_[start_[i]].push_back(static_cast<int32_t>(i));
+      live_[start_[i]] += items[i].size;
+      live_[end_[i] + 1] -= items[i].size;
     }
+    for (int32_t s = 1; s < sections_; ++s) live_[s] += live_[s - 1];
     cover_position_.resize(items.size());
     for (size_t i = 0; i < items.size(); ++i) {
       if (start_[i] >= 0) cover_position_[i].resize(static_cast<size_t>(end_[i] - start_[i] + 1));
@@ -122,7 +126,7 @@ class ExactSearch {
       any_point_ = branching == ExactBranching::AnyFullPoint;
       return search(budget);
     }
-    if (blocks_ && budget / kBlockShare > 0) {
+    if (blocks_ && budget / kBlockShare > 0 && full_sections_meet(capacity)) {
       // A plan from the blocks answers at once where blocks tile the instance; where none
       // comes of them, the search below starts on what is left of the budget.
       ExactDecision d = decide_by_blocks(items_, capacity, budget / kBlockShare);
@@ -155,6 +159,14 @@ class ExactSearch {
   }
 
  private:
+  // Whether two neighbouring sections are full at `capacity` (blocks form only there).
+  bool full_sections_meet(uint64_t capacity) const {
+    for (int32_t s = 1; s < sections_; ++s) {
+      if (live_[s - 1] == capacity && live_[s] == capacity) return true;
+    }
+    return false;
+  }
+
   static constexpr int kOrders = 8;
   static constexpr int64_t kBlockShare = 4;  // the blocks' plan gets a quarter of the budget
   static constexpr int kFirstOrders = 3;     // the orders of the first round; one more each round
@@ -758,6 +770,7 @@ class ExactSearch {
   const std::vector<ExactItem>& items_;
   const bool blocks_;
   int32_t sections_ = 0;
+  std::vector<uint64_t> live_;                  // per section: bytes of all items there
   std::vector<int32_t> start_, end_;            // per item: its sections (inclusive); -1: none
   std::vector<std::vector<int32_t>> starting_;  // per section: items that start there
   std::vector<std::vector<int32_t>> orders_[kOrders];  // starting_ in each candidate order
