@@ -57,6 +57,7 @@ class ExactSearch {
       start_[i] = section_of(items[i].lower);
       end_[i] = section_of(items[i].upper) - 1;
       starting_[start_[i]].push_back(static_cast<int32_t>(i));
+      ++sized_items_;
       live_[start_[i]] += items[i].size;
       live_[end_[i] + 1] -= items[i].size;
     }
@@ -126,10 +127,13 @@ class ExactSearch {
       any_point_ = branching == ExactBranching::AnyFullPoint;
       return search(budget);
     }
-    if (blocks_ && budget / kBlockShare > 0 && full_sections_meet(capacity)) {
+    // Every buffer placed is a node, so with fewer nodes than buffers no plan comes of blocks.
+    const int64_t block_budget = budget / kBlockShare;
+    if (blocks_ && block_budget >= sized_items_ && sized_items_ > 0 &&
+        full_sections_meet(capacity)) {
       // A plan from the blocks answers at once where blocks tile the instance; where none
       // comes of them, the search below starts on what is left of the budget.
-      ExactDecision d = decide_by_blocks(items_, capacity, budget / kBlockShare);
+      ExactDecision d = decide_by_blocks(items_, capacity, block_budget);
       if (d.outcome == ExactOutcome::Fits) return d;
       out.steps = d.steps;
     }
@@ -771,6 +775,7 @@ class ExactSearch {
   const bool blocks_;
   int32_t sections_ = 0;
   std::vector<uint64_t> live_;                  // per section: bytes of all items there
+  int64_t sized_items_ = 0;                     // items with a size
   std::vector<int32_t> start_, end_;            // per item: its sections (inclusive); -1: none
   std::vector<std::vector<int32_t>> starting_;  // per section: items that start there
   std::vector<std::vector<int32_t>> orders_[kOrders];  // starting_ in each candidate order
