@@ -18,15 +18,16 @@ uint64_t round_up(uint64_t value, uint64_t alignment) {
   return rest == 0 ? value : value + (alignment - rest);
 }
 
+// A plan from the items' blocks, or none (defined below, after the search it runs).
+ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
+                               int64_t budget);
+
 // The search over one set of items; decide() may run many times with other capacities.
 //
 // Temporal decomposition: once no remaining item crosses some point in time, the items on
 // either side are independent problems (they share no section). The search then solves the
 // pieces ("components") one after another; when one fails, the node that split fails at
 // once instead of retrying the choices made in the pieces before it.
-ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
-                               int64_t budget);
-
 class ExactSearch {
  public:
   // `blocks`: decide() first tries to pack the instance's blocks (see block_decomposition.h).
@@ -834,11 +835,12 @@ void leaves_of(const BlockTree& tree, int32_t node, std::vector<int32_t>* out) {
 
 // A plan of `items` within `capacity` from their blocks (block_decomposition.h), searching at
 // most `budget` nodes: each block's members packed within its height (the smallest blocks
-// first), then the top level. Where a block's members do not pack (or not within an eighth of
-// what is left: a true block's pack at once), a smaller block inside it may be the wrong one,
-// so its buffers are packed without the smaller blocks; where they do not either, the block is
-// refused and the blocks are formed again without it, up to kMaxRefusals times. The outcome is
-// Fits or BudgetExhausted: no plan from the blocks says nothing about the buffers themselves.
+// first), then the top level. Where a block's members do not pack (or not within a sixteenth
+// of what is left: a true block's pack at once), a smaller block inside it may be the wrong
+// one, so it is packed with each smaller block in turn taken apart into its buffers, then with
+// all of its buffers; where that fails too, the block is refused and the blocks are formed
+// again without it, up to kMaxRefusals times. The outcome is Fits or BudgetExhausted: finding
+// no plan from the blocks proves nothing about the buffers themselves.
 constexpr int kMaxRefusals = 16;
 
 ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
