@@ -8,9 +8,9 @@
 // as far as the sizes tell. A block is a set of buffers (or smaller blocks) closed under the
 // groups at the points inside its time range: its live bytes are then the same at every point
 // of that range (each group's ends and starts balance), so it fills a rectangle of that
-// height. Blocks are formed smallest first, from
-// buffers up, until none is left to form; a rectangle cut into rectangles (by straight or
-// pinwheel cuts) comes apart this way into pieces of a few buffers each.
+// height. Blocks are formed smallest first, from the buffers up, until none is left to form;
+// a rectangle cut into rectangles (by straight or pinwheel cuts) comes apart this way into
+// pieces of a few buffers each.
 //
 // Packing a block as one buffer is a choice, not an inference: a plan built from the blocks
 // (the top level packed, each block's members packed within its height) is always valid, but

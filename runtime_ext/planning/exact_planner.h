@@ -25,10 +25,11 @@
 //
 // Before searching the buffers, decide_exact (and minimize_exact at each capacity it decides)
 // tries their blocks (block_decomposition.h): sets of buffers that tile a rectangle, packed like
-// one buffer and then apart, within a quarter of the budget. A rectangle cut into rectangles
-// comes apart into pieces of a few buffers each, so a tiling of hundreds of buffers is packed
-// in a few hundred nodes; a plan from the blocks is a plan, and where none comes of them the
-// search of the buffers themselves answers, with what is left of the budget.
+// one buffer and then apart, within a quarter of the budget (when that quarter has a node for
+// every buffer: each placement is one). A rectangle cut into rectangles comes apart into pieces
+// of a few buffers each, so a tiling of hundreds of buffers is packed in a few hundred nodes; a
+// plan from the blocks is a plan, and where none comes of them the search of the buffers
+// themselves answers, with what is left of the budget.
 //
 // The budget counts search nodes, never time: the same items and budget give the same answer
 // on every machine.
