@@ -1,6 +1,6 @@
 # Test registration. Every GoogleTest case is its own ctest entry (gtest_discover_tests) with
-# the labels of its binary. fuzz and soak tests exist only with DEVPLAN_LONG_TESTS=ON, since a
-# plain ctest run cannot exclude labels.
+# the labels of its binary. fuzz, soak and explore tests exist only with DEVPLAN_LONG_TESTS=ON,
+# since a plain ctest run cannot exclude labels (explore entries: property_tests/CMakeLists.txt).
 if(NOT DEVPLAN_BUILD_TESTS)
   return()
 endif()

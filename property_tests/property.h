@@ -1,5 +1,5 @@
-// DEVPLAN_PROP: RC_GTEST_PROP that, when the property fails, also prints the exact command
-// that replays the shrunk counterexample:
+// DEVPLAN_PROP: RC_GTEST_PROP that runs the same cases in every gate run and, when the
+// property fails, also prints the exact command that replays the shrunk counterexample:
 //
 //   DEVPLAN_PROP(Placement, OneAllocationPerDeviceBuffer, ()) {
 //     const ProgramScenario s = *gen_program_scenario();
@@ -12,18 +12,34 @@
 //     RC_PARAMS="reproduce=BAhYS..." /path/to/build/bin/property_tests
 //     --gtest_filter=Placement.OneAllocationPerDeviceBuffer
 //
-// (the binary's absolute path, from /proc/self/exe). The number of cases and the seed come
-// from RapidCheck's own environment variable, e.g. RC_PARAMS="max_success=2000 seed=42";
-// without max_success there, a property runs kDefaultPropertyCases cases (RapidCheck's own
-// default is 100).
+// (the binary's absolute path, from /proc/self/exe).
+//
+// The gate (ctest, scripts/test.sh, .ci/run) draws every property's cases from kGateSeed, so
+// the same commit is tested with the same cases; each property prints its seed, case count and
+// a digest of the cases it drew ("property Execution.BuffersMatchTheHostModel: seed 20261204,
+// 300 cases, digest 5c0f..."). RapidCheck's own environment variable overrides the seed and
+// the number of cases (RC_PARAMS="max_success=2000 seed=42"). Random exploration is
+// DEVPLAN_EXPLORE_SEEDS=N: each property runs from N fresh random seeds and reports every
+// counterexample with its reproduce command (label `explore`, scripts/explore-properties.sh).
+// A counterexample, once found, is pinned as a named case (check_pinned_case,
+// regression_cases_test.cpp) that runs in every gate.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
 namespace devplan::testing {
+
+// The one seed of the gate.
+constexpr uint64_t kGateSeed = 20261204;
+constexpr int kDefaultPropertyCases = 300;
+// The largest DEVPLAN_EXPLORE_SEEDS accepted.
+constexpr int kMaxExploreSeeds = 1000000;
 
 // The command line that reruns test `suite`.`name` of this binary with `rc_params` in the
 // environment: RC_PARAMS="<rc_params>" <binary> --gtest_filter=<suite>.<name>
@@ -33,24 +49,67 @@ std::string replay_command(const std::string& rc_params, const std::string& suit
 // The RC_PARAMS value that reproduces `failure` of the property with RapidCheck id `id`.
 std::string reproduce_params(const std::string& id, const rc::detail::FailureResult& failure);
 
-constexpr int kDefaultPropertyCases = 300;
-
-// RapidCheck's parameters (from RC_PARAMS), with max_success = kDefaultPropertyCases unless
-// RC_PARAMS sets it.
+// The parameters a property runs with when RC_PARAMS is `rc_params` (may be null) and
+// RapidCheck's configuration is `configured`: seed kGateSeed and kDefaultPropertyCases cases
+// unless `rc_params` sets seed or max_success.
+rc::detail::TestParams gate_params(const char* rc_params, const rc::detail::TestParams& configured);
+// gate_params of this process's RC_PARAMS. Before RapidCheck first reads its configuration it
+// also puts the gate seed into RC_PARAMS, so that RapidCheck's "Using configuration: seed=..."
+// line names the seed the cases come from.
 rc::detail::TestParams property_params();
+
+// DEVPLAN_EXPLORE_SEEDS: 0 when `text` is null or empty, the number when it is a whole number
+// from 1 to kMaxExploreSeeds, otherwise nullopt and `error` says why.
+std::optional<int> parse_explore_seeds(const char* text, std::string* error);
+
+// One gate run of a property: RapidCheck's result, the cases run and their digest (FNV-1a over
+// every case's drawn values and outcome; two runs with the same seed print the same digest).
+struct GateRun {
+  rc::detail::TestResult result;
+  int cases = 0;
+  uint64_t digest = 0;
+};
+GateRun run_gate(const rc::detail::Property& property, const rc::detail::TestMetadata& metadata,
+                 const rc::detail::TestParams& params);
+
+// An exploration over many seeds: the cases run in all, and one entry per seed that failed.
+struct ExploreFailure {
+  uint64_t seed = 0;
+  std::string message;         // RapidCheck's message: cases run, counterexample, assertion
+  std::string counterexample;  // the shrunk values and the failed assertion alone
+  std::string reproduce;       // the RC_PARAMS value that replays the shrunk case
+};
+struct ExploreRun {
+  int seeds = 0;
+  int64_t cases = 0;
+  std::vector<ExploreFailure> failures;
+  size_t distinct_counterexamples() const;
+};
+// Runs `property` from each of `seeds` with `params` otherwise; prints each counterexample as
+// it is found.
+ExploreRun explore(const rc::detail::Property& property, const rc::detail::TestMetadata& metadata,
+                   rc::detail::TestParams params, const std::vector<uint64_t>& seeds);
 
 // Reports a finished property to GoogleTest: nothing (or the distribution) on success, a
 // failure with RapidCheck's message and the replay command otherwise.
 void report_property_result(const rc::detail::TestResult& result);
 
+// The property of the current GoogleTest test: the gate run, or the exploration when
+// DEVPLAN_EXPLORE_SEEDS is set.
+void run_property(const rc::detail::Property& property);
+// One pinned case: `property` (which draws nothing) run once; a failure reports RapidCheck's
+// message. DEVPLAN_EXPLORE_SEEDS does not repeat it.
+void run_pinned_case(const rc::detail::Property& property);
+
 template <typename Testable>
 void check_property(Testable&& testable) {
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  rc::detail::TestMetadata metadata;
-  metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
-  metadata.description = info->name();
-  report_property_result(
-      rc::detail::checkTestable(std::forward<Testable>(testable), metadata, property_params()));
+  run_property(rc::detail::toProperty(std::forward<Testable>(testable)));
+}
+
+// Runs `body` (a callable with RC_ASSERTs and no generators) once, as a regression case.
+template <typename Body>
+void check_pinned_case(Body&& body) {
+  run_pinned_case(rc::detail::toProperty(std::forward<Body>(body)));
 }
 
 }  // namespace devplan::testing

@@ -114,5 +114,137 @@ TEST(PropertySupportTest, GeneratedScenariosAreValid) {
   EXPECT_EQ(ops.size(), 7u);
 }
 
+// ---- The gate's seed, exploration and pinned cases -------------------------------------------
+
+rc::detail::TestMetadata support_metadata() {
+  rc::detail::TestMetadata metadata;
+  metadata.id = "Support/Failing";
+  metadata.description = "Failing";
+  return metadata;
+}
+
+TEST(PropertySupportTest, TheGateUsesItsSeedAndCaseCountUnlessRcParamsSetsThem) {
+  rc::detail::TestParams configured;
+  configured.seed = 987654321;  // RapidCheck's random draw when RC_PARAMS has no seed
+  configured.maxSuccess = 100;
+  configured.maxSize = 50;
+  const rc::detail::TestParams plain = gate_params(nullptr, configured);
+  EXPECT_EQ(plain.seed, kGateSeed);
+  EXPECT_EQ(plain.maxSuccess, kDefaultPropertyCases);
+  EXPECT_EQ(plain.maxSize, 50);  // everything else as configured
+  EXPECT_EQ(gate_params("", configured).seed, kGateSeed);
+  EXPECT_EQ(gate_params("max_size=10", configured).seed, kGateSeed);
+
+  configured.seed = 42;  // what RapidCheck reads from seed=42
+  const rc::detail::TestParams seeded = gate_params("seed=42", configured);
+  EXPECT_EQ(seeded.seed, 42u);
+  EXPECT_EQ(seeded.maxSuccess, kDefaultPropertyCases);
+  // seed=0 is a seed like any other, and max_success is kept when given.
+  configured.seed = 0;
+  EXPECT_EQ(gate_params("max_success=5 seed=0", configured).seed, 0u);
+  EXPECT_EQ(gate_params("max_success=5 seed=0", configured).maxSuccess, 100);
+  EXPECT_EQ(gate_params("seed=0", configured).maxSuccess, kDefaultPropertyCases);
+  // A malformed RC_PARAMS sets nothing here (RapidCheck reports it when it reads it).
+  EXPECT_EQ(gate_params("seed=", configured).seed, kGateSeed);
+}
+
+TEST(PropertySupportTest, ExploreSeedsAreAWholeNumberInRange) {
+  std::string error;
+  EXPECT_EQ(parse_explore_seeds(nullptr, &error), 0);
+  EXPECT_EQ(parse_explore_seeds("", &error), 0);
+  EXPECT_EQ(parse_explore_seeds("1", &error), 1);
+  EXPECT_EQ(parse_explore_seeds("300", &error), 300);
+  EXPECT_EQ(parse_explore_seeds("1000000", &error), kMaxExploreSeeds);
+  EXPECT_EQ(error, "");
+  for (const char* bad : {"0", "1000001", "-1", "+3", "3 ", "1e3", "abc", "99999999999999999999"}) {
+    error.clear();
+    EXPECT_EQ(parse_explore_seeds(bad, &error), std::nullopt) << bad;
+    EXPECT_EQ(error, std::string("DEVPLAN_EXPLORE_SEEDS: expects a whole number of seeds from 1 "
+                                 "to 1000000, got '") +
+                         bad + "'");
+  }
+}
+
+void passing_property() {
+  const auto v = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 1000));
+  RC_ASSERT(v.size() < 1000u);
+}
+
+TEST(PropertySupportTest, TheSameSeedDrawsTheSameCasesAndAnotherSeedOthers) {
+  rc::detail::TestParams params;
+  params.seed = kGateSeed;
+  params.maxSuccess = 300;
+  const rc::detail::Property property = rc::detail::toProperty(&passing_property);
+  const GateRun first = run_gate(property, support_metadata(), params);
+  const GateRun second = run_gate(property, support_metadata(), params);
+  EXPECT_TRUE(first.result.template is<rc::detail::SuccessResult>());
+  EXPECT_EQ(first.cases, 300);
+  EXPECT_EQ(second.cases, 300);
+  EXPECT_EQ(first.digest, second.digest);
+  params.seed = kGateSeed + 1;
+  EXPECT_NE(run_gate(property, support_metadata(), params).digest, first.digest);
+  params.seed = kGateSeed;
+  params.maxSuccess = 299;
+  EXPECT_NE(run_gate(property, support_metadata(), params).digest, first.digest);
+}
+
+TEST(PropertySupportTest, ExploreRunsEverySeedAndReportsEachCounterexample) {
+  rc::detail::TestParams params;
+  params.maxSuccess = 500;
+  const rc::detail::Property failing = rc::detail::toProperty(&failing_property);
+  ::testing::internal::CaptureStdout();
+  const ExploreRun run = explore(failing, support_metadata(), params, {7, 7, 8});
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(run.seeds, 3);
+  ASSERT_EQ(run.failures.size(), 3u);
+  EXPECT_EQ(run.failures[0].seed, 7u);
+  EXPECT_EQ(run.failures[2].seed, 8u);
+  // Every seed shrinks to the same smallest vector: one distinct counterexample.
+  EXPECT_EQ(run.distinct_counterexamples(), 1u);
+  EXPECT_NE(run.failures[0].message.find("[0, 300, 0]"), std::string::npos)
+      << run.failures[0].message;
+  EXPECT_EQ(run.failures[0].reproduce.rfind("reproduce=", 0), 0u);
+  EXPECT_NE(printed.find("explore Support.Failing: seed 8 fails\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("RC_PARAMS=\"" + run.failures[2].reproduce + "\" "), std::string::npos);
+  // Each failing seed ran its successes and the failing case.
+  rc::detail::TestParams seven = params;
+  seven.seed = 7;
+  struct Quiet : rc::detail::TestListener {
+    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+  } quiet;
+  rc::detail::FailureResult failure;
+  ASSERT_TRUE(
+      rc::detail::checkProperty(failing, support_metadata(), seven, quiet, {}).match(failure));
+  rc::detail::TestParams eight = seven;
+  eight.seed = 8;
+  rc::detail::FailureResult failure8;
+  ASSERT_TRUE(
+      rc::detail::checkProperty(failing, support_metadata(), eight, quiet, {}).match(failure8));
+  EXPECT_EQ(run.cases, 2 * (failure.numSuccess + 1) + failure8.numSuccess + 1);
+
+  const rc::detail::Property passing = rc::detail::toProperty(&passing_property);
+  params.maxSuccess = 20;
+  const ExploreRun clean = explore(passing, support_metadata(), params, {1, 2, 3, 4});
+  EXPECT_EQ(clean.seeds, 4);
+  EXPECT_EQ(clean.cases, 80);
+  EXPECT_TRUE(clean.failures.empty());
+}
+
+void failing_pinned_case() {
+  check_pinned_case([] { RC_ASSERT(1 + 1 == 3); });
+}
+
+TEST(PropertySupportTest, APinnedCaseRunsOnceAndReportsItsAssertion) {
+  int runs = 0;
+  check_pinned_case([&] {
+    ++runs;
+    RC_ASSERT(runs >= 1);
+  });
+  EXPECT_EQ(runs, 1);
+  EXPECT_NONFATAL_FAILURE(failing_pinned_case(), "RC_ASSERT(1 + 1 == 3)");
+}
+
 }  // namespace
 }  // namespace devplan::testing

@@ -158,6 +158,8 @@ std::string format_number(double value) {
   return buf;
 }
 
+bool is_nan_text(const std::string& text) { return text == "nan" || text == "-nan"; }
+
 std::string format_float(float value) {
   std::string whole = whole_number_text(static_cast<double>(value));
   if (!whole.empty()) return whole;

@@ -38,6 +38,9 @@ Result<std::vector<std::string>> decode_values(const std::vector<uint8_t>& bytes
 // Whether elements of `dtype` are floating-point numbers (float16 to float64, bfloat16, float8).
 bool is_floating_dtype(ScalarType dtype);
 
+// Whether `text` is a formatted NaN ("nan", or "-nan" for one with the sign bit set).
+bool is_nan_text(const std::string& text);
+
 // A double as the shortest decimal text that reads back to it ("5", "0.1", "1e+20").
 std::string format_number(double value);
 // The same for a float: the shortest text that reads back to the same float ("0.1").

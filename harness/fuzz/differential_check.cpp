@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <harness/commands/tensor_values.h>
 #include <harness/engine/engine.h>
 
 namespace devplan::harness {
@@ -143,6 +144,25 @@ std::string values_text(const std::vector<OutputValues>& outputs) {
   }
   return text;
 }
+
+}  // namespace
+
+bool same_output_values(const std::vector<OutputValues>& a, const std::vector<OutputValues>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t o = 0; o < a.size(); ++o) {
+    if (a[o].values.size() != b[o].values.size()) return false;
+    const bool floating = a[o].tag == ValueTag::Double ||
+                          (a[o].tag == ValueTag::Tensor && is_floating_dtype(a[o].dtype));
+    for (size_t i = 0; i < a[o].values.size(); ++i) {
+      const std::string& x = a[o].values[i];
+      const std::string& y = b[o].values[i];
+      if (x != y && !(floating && is_nan_text(x) && is_nan_text(y))) return false;
+    }
+  }
+  return true;
+}
+
+namespace {
 
 std::optional<FuzzFinding> diverged(const std::string& message) {
   return FuzzFinding{"differential", message};
@@ -288,10 +308,10 @@ std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRu
                       (b.outputs->ok() ? "ok" : b.outputs->error().to_string()));
     }
     if (!a.outputs->ok() || !values_compared) continue;
-    const std::string va = values_text(**a.outputs);
-    const std::string vb = values_text(**b.outputs);
-    if (va != vb)
-      return diverged("execute(" + a.name + ") outputs: devplan " + va + "; executorch " + vb);
+    if (!same_output_values(**a.outputs, **b.outputs)) {
+      return diverged("execute(" + a.name + ") outputs: devplan " + values_text(**a.outputs) +
+                      "; executorch " + values_text(**b.outputs));
+    }
   }
   if (device_input) ++(*known)[kDivergenceDevicePlannedInput];
   if (missing_kernel) ++(*known)[kDivergenceMissingKernel];

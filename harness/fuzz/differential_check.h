@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/run_report.h>
 #include <harness/fuzz/fuzz_case.h>
 
 namespace devplan::harness {
@@ -41,6 +42,11 @@ struct DifferentialResult {
   std::optional<FuzzFinding> divergence;  // check "differential": what differs, both sides
   std::map<std::string, uint64_t> known;  // known divergences seen, by id
 };
+
+// Whether two engines' outputs agree: the same elements as text, except that in a
+// floating-point output every NaN equals every NaN ("nan" and "-nan"): IEEE 754 leaves the sign
+// and payload of a NaN result to the implementation. Every other value is compared exactly.
+bool same_output_values(const std::vector<OutputValues>& a, const std::vector<OutputValues>& b);
 
 // Runs `bytes` through both engines. Outputs are compared for the methods named in
 // `compared_outputs` (every method when null). Needs the ExecuTorch engine

@@ -53,7 +53,7 @@ Json allocation_json(const AllocationRecord& a) {
 // keeps its sign); NaN and infinities have no JSON form and become null.
 Json element_json(const std::string& text, bool floating) {
   if (text == "true" || text == "false") return text == "true";
-  if (text == "nan" || text == "-nan" || text == "inf" || text == "-inf") return nullptr;
+  if (is_nan_text(text) || text == "inf" || text == "-inf") return nullptr;
   errno = 0;
   char* end = nullptr;
   if (!floating && text.find_first_of(".eE") == std::string::npos) {
