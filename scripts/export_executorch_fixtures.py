@@ -256,6 +256,19 @@ def program_specs() -> List[Spec]:
         def forward(self, a, b):
             return torch.tanh(a) * b
 
+    class IndexWithNone(nn.Module):
+        # x[:, idx] is aten::index.Tensor with indices [None, idx]: the
+        # exporter writes the None as item -1 of an OptionalTensorList.
+        def forward(self, x, idx):
+            return x[:, idx]
+
+    class Cond(nn.Module):
+        # torch.cond: JumpFalseCalls whose condition is a bool tensor, and a
+        # jump to the chain's length when the cond ends the chain.
+        def forward(self, x):
+            return torch.cond(x.sum() > 0, lambda v: v + 1.0, lambda v: v - 1.0,
+                              (x,))
+
     def one_delegate():
         return {"forward": (Add(), (ones(2, 2), ones(2, 2)))}
 
@@ -271,6 +284,13 @@ def program_specs() -> List[Spec]:
 
     def broadcast():
         return {"forward": (Add(), (ones(2, 3), ones(3)))}
+
+    def index_with_none():
+        return {"forward": (IndexWithNone(),
+                            (ones(2, 4), torch.tensor([0, 2], dtype=torch.int64)))}
+
+    def cond():
+        return {"forward": (Cond(), (ones(2, 2),))}
 
     def transformer():
         torch.manual_seed(0)
@@ -322,6 +342,14 @@ def program_specs() -> List[Spec]:
         Spec("devplan_broadcast",
              "a [2,3] + b [3] on cuda:0 (b broadcast to the output shape)",
              broadcast, {"forward": ["cuda:0"]}),
+        Spec("wild_optional_none",
+             "x[:, idx] (aten::index.Tensor, indices [None, idx]), x [2,4] "
+             "ones, idx [0, 2]; the None is item -1 of an OptionalTensorList",
+             index_with_none, {}, cpu_only_methods=["forward"]),
+        Spec("wild_cond",
+             "torch.cond(x.sum() > 0, x + 1, x - 1), x [2,2] ones; jump "
+             "conditions are bool tensors",
+             cond, {}, cpu_only_methods=["forward"]),
         Spec("devplan_transformer",
              "nn.TransformerEncoderLayer(64, 4, batch_first=True), eval, "
              "seed 0, input [2,16,64], CPU only",

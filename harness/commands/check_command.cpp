@@ -55,6 +55,7 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
           << (o.optimal() ? " the optimum" : " the proven bound") << "\n";
     }
     for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
+    for (const std::string& note : m.notes) out << "  note: " << note << "\n";
     for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
     for (const DeviceViolation& d : m.device_violations) out << "  DEVICE " << d.message << "\n";
     overlaps += m.overlaps.size();

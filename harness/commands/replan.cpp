@@ -49,7 +49,7 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
   out.index = b;
   out.device = plan.buffer_devices[b];
   out.old_size = plan.buffer_sizes[b];
-  out.lower_bound = check.buffers[b].lower_bound;
+  out.lower_bound = check.buffers[b].view_lower_bound;  // replanning keeps views with their bases
   const BufferItems buffer = buffer_items(plan, check, b);
   const std::vector<int32_t>& owners = buffer.owners;
   const uint64_t unnamed_bytes = buffer.unnamed_bytes;

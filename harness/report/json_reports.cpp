@@ -293,6 +293,7 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
     }
     method["mutable_buffers"] = std::move(mutable_buffers);
     method["warnings"] = m.warnings;
+    method["notes"] = m.notes;
     Json device_violations = Json::array();
     for (const DeviceViolation& d : m.device_violations) {
       device_violations.push_back({{"instruction", d.step},

@@ -91,13 +91,52 @@ std::string upstream(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
 }
 
+std::string exported(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
+}
+
+// Programs ExecuTorch 1.5.1 loads and runs, which devplan once refused: an OptionalTensorList
+// holding -1 (None) and torch.cond's jumps on bool tensors, one past the chain's end.
+TEST(CheckCommandTest, WhatExecutorchLoadsIsCheckedNotRefused) {
+  testing::CommandResult r = testing::run(&check_command, {exported("wild_optional_none.pte")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "file: " + exported("wild_optional_none.pte") +
+                       "\nmethod forward: 1 steps\n"
+                       "  buffer 0: 64 B on cpu:0, lower bound 64 B (size/bound 1.000), 3 planned "
+                       "tensors\n"
+                       "    optimum: 64 B (proven, 0 search steps); the plan is at the optimum\n"
+                       "result: clean\n");
+  r = testing::run(&check_command, {exported("wild_cond.pte")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "file: " + exported("wild_cond.pte") +
+                       "\nmethod forward: 8 steps\n"
+                       "  buffer 0: 64 B on cpu:0, lower bound 48 B (size/bound 1.333), 6 planned "
+                       "tensors\n"
+                       "    optimum: 48 B (proven, 0 search steps); the plan is 33.33% above the "
+                       "optimum\n"
+                       "result: clean\n");
+  for (const char* name : {"wild_optional_none.pte", "wild_cond.pte"}) {
+    SCOPED_TRACE(name);
+    for (testing::CommandFn command : {&inspect_command, &simulate_command}) {
+      r = testing::run(command, {exported(name)});
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+  // devplan's own engine has neither aten::index nor aten::sum: it says so when it runs them.
+  r = testing::run(&run_command, {exported("wild_cond.pte")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
+            "aten::sum.IntList_out has no kernel\n");
+}
+
 TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {
   testing::CommandResult r = testing::run(&check_command, {upstream("transformer.pte")});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "file: " + upstream("transformer.pte") +
                        "\nmethod forward: 48 steps\n"
-                       "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 851968 B (832.0 KiB) "
-                       "(size/bound 1.240), 75 "
+                       "  buffer 0: 1056768 B (1.0 MiB) on cpu:0, lower bound 843776 B (824.0 KiB) "
+                       "(size/bound 1.252), 75 "
                        "planned tensors\n"
                        // ExecuTorch's plan against the proven optimum of the same lifetimes.
                        "    optimum: 851968 B (832.0 KiB) (proven, 0 search steps); the plan is "

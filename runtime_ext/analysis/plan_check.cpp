@@ -19,7 +19,9 @@ void name_value(const MethodPlan& plan, LifetimeRecorder& recorder, int32_t valu
   recorder.use(value, step);
   const ValueInfo& v = plan.values[value];
   if (v.tag == ValueTag::TensorList || v.tag == ValueTag::OptionalTensorList) {
-    for (int32_t item : v.value_list) recorder.use(item, step);
+    for (int32_t item : v.value_list) {
+      if (item != kNoneListItem) recorder.use(item, step);
+    }
   }
 }
 
@@ -79,12 +81,13 @@ struct WriteFacts {
   std::vector<bool> written;
   std::vector<bool> read_first;
   std::vector<int32_t> first_write;  // per value: the step of its first write, or the above
+  std::vector<int32_t> last_read;    // per value: the last step that reads it, or -1
 };
 
 WriteFacts write_facts(const MethodPlan& plan) {
   const size_t n = plan.values.size();
   WriteFacts facts{std::vector<bool>(n, false), std::vector<bool>(n, false),
-                   std::vector<int32_t>(n, WriteFacts::kNever)};
+                   std::vector<int32_t>(n, WriteFacts::kNever), std::vector<int32_t>(n, -1)};
   std::vector<bool> named(n, false);
   auto written_before_start = [&](size_t v) {
     facts.written[v] = named[v] = true;
@@ -106,6 +109,13 @@ WriteFacts write_facts(const MethodPlan& plan) {
       facts.written[value] = true;
       facts.first_write[value] = step;
     }
+    if (writes) return;
+    facts.last_read[value] = step;
+    const ValueInfo& v = plan.values[value];
+    if (v.tag != ValueTag::TensorList && v.tag != ValueTag::OptionalTensorList) return;
+    for (int32_t item : v.value_list) {
+      if (item != kNoneListItem) facts.last_read[item] = step;
+    }
   };
   for (const ChainInfo& chain : plan.chains) {
     for (const InstructionInfo& ins : chain.instructions) {
@@ -121,7 +131,9 @@ WriteFacts write_facts(const MethodPlan& plan) {
             const ValueInfo& returned = plan.values[returns[r]];
             if (returned.tag == ValueTag::TensorList ||
                 returned.tag == ValueTag::OptionalTensorList) {
-              returns.insert(returns.end(), returned.value_list.begin(), returned.value_list.end());
+              for (int32_t item : returned.value_list) {
+                if (item != kNoneListItem) returns.push_back(item);
+              }
             }
           }
           for (int32_t arg : ins.args) {
@@ -167,7 +179,10 @@ bool share_bytes(const TensorInfo& a, const TensorInfo& b) {
 
 // The views of a method and their bases (see find_aliases).
 struct Aliases {
-  std::vector<int32_t> alias_of;      // per value: its base, or -1
+  std::vector<int32_t> alias_of;  // per value: its base, or -1
+  std::vector<bool> scratch;      // per value: every candidate base was dead at its first use
+  // per view: the tensors covering it, written before its first use (its possible bases)
+  std::vector<std::vector<int32_t>> candidates;
   std::vector<std::string> warnings;  // views whose bytes no live tensor holds
 };
 
@@ -182,6 +197,8 @@ Aliases find_aliases(const MethodPlan& plan, const WriteFacts& facts,
                      const std::vector<Lifetime>& life) {
   Aliases aliases;
   aliases.alias_of.assign(plan.values.size(), -1);
+  aliases.scratch.assign(plan.values.size(), false);
+  aliases.candidates.resize(plan.values.size());
   std::vector<int32_t> planned;
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValueInfo& value = plan.values[v];
@@ -205,12 +222,16 @@ Aliases find_aliases(const MethodPlan& plan, const WriteFacts& facts,
     };
     int32_t base = -1;
     bool covered = false;  // some written tensor covers the view's bytes, at any time
+    bool all_dead = true;  // every candidate was read after its write and not used since
     for (int32_t u : planned) {
       if (u == v || !facts.written[u] || !inside(t, plan.values[u].tensor)) continue;
       covered = true;
       if (wrote[u] >= f) continue;
+      aliases.candidates[v].push_back(u);
       if (base < 0 || better(u, base)) base = u;
+      all_dead = all_dead && life[u].last < f && facts.last_read[u] > wrote[u];
     }
+    aliases.scratch[v] = base >= 0 && all_dead;
     if (!covered) continue;  // not a view: a tensor of its own (a mutable buffer when read)
     int32_t clobber = -1;
     for (int32_t x : planned) {
@@ -241,6 +262,80 @@ Aliases find_aliases(const MethodPlan& plan, const WriteFacts& facts,
 
 }  // namespace
 
+namespace {
+
+// The overlaps of `items` (tensors `owners` at `offsets`) in buffer `b`, each with the tensor
+// that starts first as value_a.
+std::vector<Overlap> buffer_overlaps(size_t b, uint64_t size, const std::vector<PlanItem>& items,
+                                     const std::vector<uint64_t>& offsets,
+                                     const std::vector<int32_t>& owners) {
+  std::vector<Overlap> found;
+  // Alignment 1: a misaligned offset is not an overlap, and placement is the loader's check.
+  for (const PlanViolation& v : verify_offsets(items, offsets, size, 1)) {
+    if (v.kind != PlanViolationKind::Overlap) continue;
+    size_t x = static_cast<size_t>(v.tensor), y = static_cast<size_t>(v.other);
+    if (items[y].first < items[x].first ||
+        (items[y].first == items[x].first && owners[y] < owners[x])) {
+      std::swap(x, y);
+    }
+    Overlap o;
+    o.buffer = b;
+    o.value_a = owners[x];
+    o.value_b = owners[y];
+    o.a_begin = offsets[x];
+    o.a_end = offsets[x] + items[x].size;
+    o.b_begin = offsets[y];
+    o.b_end = offsets[y] + items[y].size;
+    o.first_step = std::max(items[x].first, items[y].first);
+    o.last_step = std::min(items[x].last, items[y].last);
+    found.push_back(o);
+  }
+  return found;
+}
+
+// The tensors of one buffer for buffer_overlaps and the lower bound.
+struct BufferItems {
+  std::vector<PlanItem> items;
+  std::vector<uint64_t> offsets;
+  std::vector<int32_t> owners;
+  void add(const TensorInfo& t, const Lifetime& l, int32_t v) {
+    items.push_back(PlanItem{t.nbytes, l.first, l.last});
+    offsets.push_back(t.offset);
+    owners.push_back(v);
+  }
+};
+
+std::string bytes_text(uint64_t begin, uint64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+// The note for an overlap that only the view reading has (see check_method_plan).
+std::string view_reading_note(const Overlap& o, const MethodCheck& check,
+                              const std::vector<Lifetime>& own, const MethodPlan& plan,
+                              const std::vector<bool>& scratch) {
+  std::string text = "values " + std::to_string(o.value_a) + " " + bytes_text(o.a_begin, o.a_end) +
+                     " and " + std::to_string(o.value_b) + " " + bytes_text(o.b_begin, o.b_end) +
+                     " of buffer " + std::to_string(o.buffer) +
+                     " share bytes during instructions " + std::to_string(o.first_step) + ".." +
+                     std::to_string(o.last_step) + " only if ";
+  for (size_t v = 0; v < check.alias_of.size(); ++v) {
+    const int32_t base = check.alias_of[v];
+    if (base != o.value_a && base != o.value_b) continue;
+    if (own[v].last <= own[base].last || own[v].last < o.first_step) continue;
+    const TensorInfo& t = plan.values[v].tensor;
+    return text + "value " + std::to_string(v) + " " + bytes_text(t.offset, t.offset + t.nbytes) +
+           ", which no instruction writes, is a view of value " + std::to_string(base) +
+           " (it keeps value " + std::to_string(base) + " live to instruction " +
+           std::to_string(own[v].last) + "); read as " +
+           (scratch[v] ? "scratch memory of instructions " : "a tensor of its own, live at ") +
+           std::to_string(own[v].first) + ".." + std::to_string(own[v].last) +
+           ", it is not. No instruction says which: not an overlap";
+  }
+  return text + "never-written tensors are views of the tensors around them: not an overlap";
+}
+
+}  // namespace
+
 MethodCheck check_method_plan(const MethodPlan& plan) {
   MethodCheck check;
   check.name = plan.name;
@@ -258,17 +353,36 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
     if (value.tag != ValueTag::Tensor || !value.tensor.is_planned()) continue;
     if (check.alias_of[v] < 0 && read_first[v] && !is_input[v]) check.mutable_buffer[v] = true;
   }
-  // An alias's uses keep its base alive; a mutable buffer lives throughout.
-  for (size_t v = 0; v < plan.values.size(); ++v) {
-    if (check.alias_of[v] >= 0) check.lifetimes[check.alias_of[v]].include(check.lifetimes[v]);
-  }
   for (size_t v = 0; v < plan.values.size(); ++v) {
     if (check.mutable_buffer[v]) check.lifetimes[v] = Lifetime{0, check.num_steps - 1};
   }
+  // Each tensor's own lifetime: what the program states. Whether a never-written tensor inside
+  // a written one is a view of it or scratch memory of its own instructions is devplan's
+  // inference: a finding (an overlap, the lower bound) must hold under both readings, and what
+  // only the view reading has is a note.
+  const std::vector<Lifetime> own = check.lifetimes;
+  std::vector<bool> inferred(plan.values.size(), false);
+  for (size_t v = 0; v < plan.values.size(); ++v) inferred[v] = check.alias_of[v] >= 0;
+  // The view reading (plots and replanning keep every reading's bytes): an alias's uses keep its
+  // base alive.
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    if (check.alias_of[v] >= 0) check.lifetimes[check.alias_of[v]].include(check.lifetimes[v]);
+  }
+  // A view and a tensor that may be its base (or two views inside one tensor) share bytes by
+  // design under the view reading.
+  auto may_share = [&](int32_t a, int32_t b) {
+    const std::vector<int32_t>& ca = aliases.candidates[a];
+    const std::vector<int32_t>& cb = aliases.candidates[b];
+    if (inferred[a] && std::find(ca.begin(), ca.end(), b) != ca.end()) return true;
+    if (inferred[b] && std::find(cb.begin(), cb.end(), a) != cb.end()) return true;
+    if (!inferred[a] || !inferred[b]) return false;
+    for (int32_t x : ca) {
+      if (std::find(cb.begin(), cb.end(), x) != cb.end()) return true;
+    }
+    return false;
+  };
   const size_t num_buffers = plan.buffer_sizes.size();
-  std::vector<std::vector<PlanItem>> items(num_buffers);
-  std::vector<std::vector<uint64_t>> offsets(num_buffers);
-  std::vector<std::vector<int32_t>> owners(num_buffers);
+  std::vector<BufferItems> stated(num_buffers), viewed(num_buffers);
   for (size_t b = 0; b < num_buffers; ++b) {
     BufferCheck buffer;
     buffer.index = b;
@@ -292,34 +406,35 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
                                value.tensor.device.to_string() + ", planned in host buffer " +
                                std::to_string(b) + " (legacy planning)");
     }
-    const Lifetime& l = check.lifetimes[v];
-    if (l.first < 0 || value.tensor.nbytes == 0 || check.alias_of[v] >= 0) continue;
-    items[b].push_back(PlanItem{value.tensor.nbytes, l.first, l.last});
-    offsets[b].push_back(value.tensor.offset);
-    owners[b].push_back(static_cast<int32_t>(v));
+    if (own[v].first < 0 || value.tensor.nbytes == 0) continue;
+    const int32_t index = static_cast<int32_t>(v);
+    stated[b].add(value.tensor, own[v], index);
+    if (!inferred[v]) viewed[b].add(value.tensor, check.lifetimes[v], index);
   }
+  std::vector<Overlap> view_reading;
   for (size_t b = 0; b < num_buffers; ++b) {
-    check.buffers[b].lower_bound = live_bytes_lower_bound(items[b], kCheckAlignment);
-    // Alignment 1: a misaligned offset is not an overlap, and placement is the loader's check.
-    for (const PlanViolation& v : verify_offsets(items[b], offsets[b], check.buffers[b].size, 1)) {
-      if (v.kind != PlanViolationKind::Overlap) continue;
-      size_t x = static_cast<size_t>(v.tensor), y = static_cast<size_t>(v.other);
-      if (items[b][y].first < items[b][x].first ||
-          (items[b][y].first == items[b][x].first && owners[b][y] < owners[b][x])) {
-        std::swap(x, y);
-      }
-      Overlap o;
-      o.buffer = b;
-      o.value_a = owners[b][x];
-      o.value_b = owners[b][y];
-      o.a_begin = offsets[b][x];
-      o.a_end = offsets[b][x] + items[b][x].size;
-      o.b_begin = offsets[b][y];
-      o.b_end = offsets[b][y] + items[b][y].size;
-      o.first_step = std::max(items[b][x].first, items[b][y].first);
-      o.last_step = std::min(items[b][x].last, items[b][y].last);
-      check.overlaps.push_back(o);
+    // A lower bound under either reading: the smaller of the view reading's (a view counts once,
+    // in its base, which it keeps alive) and that of every tensor's own lifetime.
+    check.buffers[b].view_lower_bound = live_bytes_lower_bound(viewed[b].items, kCheckAlignment);
+    check.buffers[b].lower_bound =
+        std::min(check.buffers[b].view_lower_bound,
+                 live_bytes_lower_bound(stated[b].items, kCheckAlignment));
+    const uint64_t size = check.buffers[b].size;
+    for (const Overlap& o :
+         buffer_overlaps(b, size, stated[b].items, stated[b].offsets, stated[b].owners)) {
+      if (!may_share(o.value_a, o.value_b)) check.overlaps.push_back(o);
     }
+    for (const Overlap& o :
+         buffer_overlaps(b, size, viewed[b].items, viewed[b].offsets, viewed[b].owners)) {
+      view_reading.push_back(o);
+    }
+  }
+  for (const Overlap& o : view_reading) {
+    const bool stated_too =
+        std::any_of(check.overlaps.begin(), check.overlaps.end(), [&](const Overlap& f) {
+          return std::minmax(f.value_a, f.value_b) == std::minmax(o.value_a, o.value_b);
+        });
+    if (!stated_too) check.notes.push_back(view_reading_note(o, check, own, plan, aliases.scratch));
   }
   check.device_violations = check_devices(plan);
   std::sort(check.overlaps.begin(), check.overlaps.end(), [](const Overlap& a, const Overlap& b) {

@@ -22,9 +22,16 @@
 //   those bytes when the view is first used: the one written most recently before that step
 //   (not at it: an instruction reads before it writes; ties: the one named at that step or
 //   later, then the smaller, then the lower index). When a tensor written later, still before
-//   the first use, overwrote some of the view's bytes, the view has no base (a warning). The
-//   view's uses extend its base's lifetime, and the view is left out of overlaps and the lower
-//   bound.
+//   the first use, overwrote some of the view's bytes, the view has no base (a warning).
+// - That a view is one is devplan's inference (no instruction says so); the other reading is
+//   that it is memory of its own, live at its own instructions (scratch memory of a kernel, as a
+//   quantized pooling kernel's). Findings hold under both readings: overlaps are computed over
+//   every tensor's own lifetime (the view included, never against a tensor it may be a view
+//   of), and an overlap that only the view reading has (the view's uses keeping its base alive)
+//   is a note (which calls the view scratch when every candidate base was read after its write
+//   and not used again before the view's first use). The lower bound is the smaller of the two
+//   readings' bounds. `lifetimes` is the view reading (a view's uses keep its base alive),
+//   which plots and replanning use.
 // - A mutable buffer (state kept across executions): a planned tensor, not an input and not an
 //   alias, whose first use reads it. It lives for the whole method.
 // A planned tensor that is never named has no lifetime and conflicts with nothing.
@@ -53,7 +60,10 @@ struct BufferCheck {
   size_t index = 0;
   Device device;
   uint64_t size = 0;
-  uint64_t lower_bound = 0;  // largest total of live tensor bytes (aligned to 16) at one step
+  uint64_t lower_bound = 0;       // largest total of live tensor bytes (aligned to 16) at one step,
+                                  // under either reading of views (the smaller bound)
+  uint64_t view_lower_bound = 0;  // the same under the view reading (`lifetimes`), the one a
+                                  // plan that keeps every view's bytes with its base can reach
   size_t planned_tensors = 0;
 };
 
@@ -68,7 +78,7 @@ struct DeviceViolation {
 struct MethodCheck {
   std::string name;
   int32_t num_steps = 0;
-  std::vector<Lifetime> lifetimes;   // per value, by the rules above (aliases folded in)
+  std::vector<Lifetime> lifetimes;   // per value, the view reading (aliases folded in)
   std::vector<int32_t> alias_of;     // per value: its base when it is an alias, else -1
   std::vector<bool> mutable_buffer;  // per value
   std::vector<BufferCheck> buffers;
@@ -76,6 +86,9 @@ struct MethodCheck {
   // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host
   // buffer 0 (legacy planning)".
   std::vector<std::string> warnings;
+  // Overlaps that only the view reading of a never-written tensor has, e.g. "values 3 [0, 256)
+  // and 9 [256, 320) of buffer 1 share bytes during instructions 13..13 only if value 8 ...".
+  std::vector<std::string> notes;
   std::vector<DeviceViolation> device_violations;
 };
 

@@ -300,6 +300,35 @@ Error Method::run_step(size_t chain, size_t pc, const Step& step) {
   return Error::success();
 }
 
+// A JumpFalse's condition as ExecuTorch reads it: a Bool, or a bool tensor that holds when every
+// element is true (torch.cond's predicate).
+Result<bool> Method::jump_condition(int32_t index) const {
+  const EValue& cond = values_[index];
+  const std::string what = "jump condition value " + std::to_string(index);
+  if (cond.is_bool()) return cond.bool_value;
+  if (!cond.is_tensor()) {
+    return Error(ErrorCode::InvalidProgram,
+                 what + " is " + value_tag_name(cond.tag) + ", not a Bool or a bool tensor");
+  }
+  const Tensor& t = cond.tensor;
+  if (t.dtype != ScalarType::Bool) {
+    return Error(ErrorCode::InvalidProgram,
+                 what + " is a " + scalar_type_name(t.dtype) + " tensor, not a bool tensor");
+  }
+  if (!t.device.is_cpu()) {
+    return Error(ErrorCode::NotSupported,
+                 what + " is a tensor on " + t.device.to_string() +
+                     "; the condition is read on the host (ExecuTorch reads its bytes in place)");
+  }
+  const int64_t n = t.numel();
+  if (n > 0 && t.data == nullptr) return Error(ErrorCode::InvalidState, what + ": no data");
+  const uint8_t* bytes = static_cast<const uint8_t*>(t.data);
+  for (int64_t i = 0; i < n; ++i) {
+    if (bytes[i] == 0) return false;
+  }
+  return true;
+}
+
 Error Method::execute() {
   uint64_t steps_run = 0;
   freed_.assign(values_.size(), 0);
@@ -314,14 +343,11 @@ Error Method::execute() {
       }
       const InstructionInfo& instruction = *steps[pc].instruction;
       if (instruction.kind == InstructionKind::JumpFalse) {
-        const EValue& cond = values_[instruction.cond_value];
-        if (!cond.is_bool()) {
-          return Error(ErrorCode::InvalidProgram, where(c, pc) + ": jump condition value " +
-                                                      std::to_string(instruction.cond_value) +
-                                                      " is " + value_tag_name(cond.tag) +
-                                                      ", not Bool");
-        }
-        pc = cond.bool_value ? pc + 1 : static_cast<size_t>(instruction.destination);
+        Result<bool> go_on = jump_condition(instruction.cond_value);
+        if (!go_on.ok()) return go_on.error().with_context(where(c, pc));
+        // A destination at or past the chain's end (or negative, as ExecuTorch's size_t
+        // conversion reads it) ends the chain.
+        pc = *go_on ? pc + 1 : static_cast<size_t>(instruction.destination);
         continue;
       }
       Error err = run_step(c, pc, steps[pc]);

@@ -99,6 +99,7 @@ class Method {
   Error init_delegates();
   Error init_steps();
   Error run_step(size_t chain, size_t pc, const Step& step);
+  Result<bool> jump_condition(int32_t index) const;
   std::string where(size_t chain, size_t pc) const;
 
   const MethodPlan& plan_;

@@ -54,6 +54,10 @@ struct TensorInfo {
   Device memory_device() const { return legacy_host ? Device::cpu() : device; }
 };
 
+// An OptionalTensorList item that is None rather than a value index (ExecuTorch's parser reads
+// -1 so; the exporter writes it for a missing optional tensor).
+constexpr int32_t kNoneListItem = -1;
+
 enum class ValueTag : uint8_t {
   None,  // the union's NONE
   Null,
@@ -81,7 +85,7 @@ struct ValueInfo {
   std::vector<double> double_list;  // DoubleList
   std::vector<bool> bool_list;      // BoolList
   // TensorList / OptionalTensorList: value indices (checked in range; for TensorList each names
-  // a Tensor, for OptionalTensorList a Tensor or Null).
+  // a Tensor, for OptionalTensorList a Tensor or Null, or is kNoneListItem).
   std::vector<int32_t> value_list;
   TensorInfo tensor;  // Tensor
 };
@@ -97,9 +101,10 @@ struct InstructionInfo {
   std::vector<int32_t> args;    // KernelCall / DelegateCall: value indices
   int32_t move_from = -1;       // Move
   int32_t move_to = -1;         // Move
-  int32_t cond_value = -1;      // JumpFalse: value index of a Bool
-  int32_t destination = -1;     // JumpFalse: instruction index within the same chain
-  int32_t free_value = -1;      // Free
+  int32_t cond_value = -1;  // JumpFalse: value index of a Bool or a bool tensor (checked when run)
+  int32_t destination =
+      -1;                   // JumpFalse: instruction index in the chain; at or past its end ends it
+  int32_t free_value = -1;  // Free
 };
 
 struct ChainInfo {

@@ -146,7 +146,7 @@ Error PlanParser::parse_chains() {
       const std::string iw = where + ", instruction " + std::to_string(i) + ": ";
       if (instruction == nullptr) return invalid(iw + "missing");
       InstructionInfo ins;
-      DEVPLAN_RETURN_IF_ERROR(parse_instruction(*instruction, n, iw, &ins));
+      DEVPLAN_RETURN_IF_ERROR(parse_instruction(*instruction, iw, &ins));
       info.instructions.push_back(std::move(ins));
     }
     out_.chains.push_back(std::move(info));
@@ -173,8 +173,8 @@ Error PlanParser::parse_args(const FbVector<int32_t>* args, const std::string& w
   return Error::success();
 }
 
-Error PlanParser::parse_instruction(const fb::Instruction& instruction, size_t chain_size,
-                                    const std::string& where, InstructionInfo* out) {
+Error PlanParser::parse_instruction(const fb::Instruction& instruction, const std::string& where,
+                                    InstructionInfo* out) {
   using IA = fb::InstructionArguments;
   const IA type = instruction.instr_args_type();
   switch (type) {
@@ -218,17 +218,10 @@ Error PlanParser::parse_instruction(const fb::Instruction& instruction, size_t c
       if (call == nullptr) return invalid(where + "JumpFalseCall has no table");
       out->cond_value = call->cond_value_index();
       out->destination = call->destination_instruction();
-      DEVPLAN_RETURN_IF_ERROR(check_value_arg(where, "cond_value_index", out->cond_value));
-      const ValueTag tag = out_.values[out->cond_value].tag;
-      if (tag != ValueTag::Bool) {
-        return invalid(where + "cond_value_index: value " + std::to_string(out->cond_value) +
-                       " is " + value_tag_name(tag) + ", not a Bool");
-      }
-      if (out->destination < 0 || static_cast<size_t>(out->destination) >= chain_size) {
-        return invalid(where + "destination_instruction " + std::to_string(out->destination) +
-                       " is out of range (the chain has " + count(chain_size, "instruction") + ")");
-      }
-      return Error::success();
+      // As ExecuTorch: the condition (a Bool, or a bool tensor as torch.cond's predicate) is
+      // checked when the jump runs, and a destination past the chain's end ends the chain (the
+      // exporter writes the chain's length when a cond is its last instruction).
+      return check_value_arg(where, "cond_value_index", out->cond_value);
     }
     case IA::FreeCall: {
       out->kind = InstructionKind::Free;

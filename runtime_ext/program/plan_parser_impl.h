@@ -60,7 +60,7 @@ class PlanParser {
   Error parse_chains();
   Error check_value_arg(const std::string& where, const char* field, int32_t index) const;
   Error parse_args(const FbVector<int32_t>* args, const std::string& where, InstructionInfo* out);
-  Error parse_instruction(const devplan_flatbuffer::Instruction& instruction, size_t chain_size,
+  Error parse_instruction(const devplan_flatbuffer::Instruction& instruction,
                           const std::string& where, InstructionInfo* out);
 
   // ---- values (plan_parser_values.cpp) ------------------------------------------------------

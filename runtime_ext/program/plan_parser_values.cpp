@@ -135,6 +135,9 @@ Error PlanParser::check_list_items(size_t index) const {
     const std::string where = "value " + std::to_string(index) + ": " + value_tag_name(value.tag) +
                               " item " + std::to_string(k) + ": ";
     const int32_t item = value.value_list[k];
+    // ExecuTorch reads -1 in an optional list as None: how the exporter writes a missing
+    // optional tensor (aten::index's None indices).
+    if (optional && item == kNoneListItem) continue;
     const std::string range = check_value_index(item);
     if (!range.empty()) return invalid(where + range);
     const ValueTag tag = out_.values[item].tag;

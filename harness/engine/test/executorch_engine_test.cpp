@@ -326,6 +326,39 @@ std::string exported(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
 }
 
+// Programs the exporter writes that devplan once refused, run by ExecuTorch's runtime as eager
+// PyTorch computes them: x[:, idx] (an OptionalTensorList with a None) and torch.cond.
+TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> inputs;
+    const char* out;
+  };
+  const std::vector<Case> cases = {
+      {"wild_optional_none",
+       {"1,2,3,4,5,6,7,8", "0,2"},
+       "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [1, 3, 5, 7]\n"},
+      {"wild_cond",
+       {},
+       "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 2, 2, 2]\n"},
+      {"wild_cond",
+       {"-1"},
+       "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [-2, -2, -2, -2]\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.inputs.size()) + " inputs");
+    std::vector<std::string> args = {exported(std::string(c.name) + ".pte"), "--runtime",
+                                     "executorch"};
+    for (const std::string& input : c.inputs) {
+      args.push_back("--input");
+      args.push_back(input);
+    }
+    CommandResult r = testing::run(&run_command, args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, c.out);
+  }
+}
+
 // Programs from ExecuTorch's exporter with DevplanDeviceBackend delegates run end to end in both
 // engines, with the same ledger (but the alignment) and eager PyTorch's outputs.
 TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTorch) {

@@ -30,6 +30,30 @@ TEST(PlanCheckTest, LifetimesFollowTheRule) {
   EXPECT_EQ(life[5].last, 3);
 }
 
+// The exporter's aten::index with a None index: item -1 of an OptionalTensorList names no value.
+TEST(PlanCheckTest, NoneItemsOfAnOptionalTensorListNameNothing) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t host = m.add_buffer(64);
+  const int32_t x = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 4}), host, 0);
+  const int32_t idx = m.add_planned_tensor(TensorSpec::of(ScalarType::Long, {2}), host, 32);
+  const int32_t indices = m.add_optional_tensor_list({-1, idx});
+  const int32_t out = m.add_planned_tensor(TensorSpec::of(ScalarType::Float, {2, 2}), host, 48);
+  m.add_chain();
+  m.add_kernel_call("aten::index", "Tensor_out", {x, indices, out, out});
+  m.set_inputs({x, idx});
+  m.set_outputs({out});
+  const MethodCheck c = check_method_plan(builder.method(0).plan());
+  EXPECT_EQ(c.num_steps, 1);
+  EXPECT_EQ(c.lifetimes[indices].first, 0);
+  EXPECT_EQ(c.lifetimes[idx].first, 0);
+  EXPECT_EQ(c.lifetimes[idx].last, 0);
+  EXPECT_EQ(c.lifetimes[out].first, 0);
+  EXPECT_TRUE(c.overlaps.empty());
+  EXPECT_EQ(c.buffers[0].lower_bound, 64u);  // x, idx and out at step 0
+  (void)x;
+}
+
 TEST(PlanCheckTest, ReferenceProgramIsCleanWithItsLowerBounds) {
   ProgramBuilder source = device_add_cuda0_program_builder();
   MethodCheck c = check_method_plan(source.method(0).plan());
@@ -133,6 +157,78 @@ TEST(PlanCheckViewBaseTest, TheTensorWrittenLastBeforeTheFirstUseIsTheBase) {
   EXPECT_EQ(c.buffers[0].lower_bound, 512u);
 }
 
+// The shape of a real Cortex-M keyword-spotting model: a 256 B tensor that no instruction writes
+// is passed to instruction 2 (a quantized average pooling kernel's scratch memory), next to its
+// 64 B output; both lie inside a tensor D last read at instruction 1. Read as a view of D, it
+// would keep D alive to instruction 2, over the output; read as scratch, nothing overlaps. No
+// instruction says which: a note, not an overlap, and the lower bound counts the scratch at
+// instruction 2, not D.
+TEST(PlanCheckViewBaseTest, ScratchInsideADeadTensorIsANoteNotAnOverlap) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);       // input [512, 528)
+  const int32_t d = f.tensor(80, 0);        // D: [0, 320), written at 0, last read at 1
+  const int32_t y = f.tensor(4, 600);       // [600, 616)
+  const int32_t scratch = f.tensor(64, 0);  // [0, 256)
+  const int32_t out = f.tensor(16, 256);    // [256, 320)
+  f.add(x, d);                              // 0
+  f.add(d, y);                              // 1
+  f.m->add_kernel_call("cortex_m::quantized_avg_pool2d", "out", {y, scratch, out, out});  // 2
+  f.m->set_inputs({x});
+  f.m->set_outputs({out});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[scratch], d);  // the view reading, for plots and replanning
+  EXPECT_EQ(c.lifetimes[d].last, 2);
+  EXPECT_TRUE(c.overlaps.empty());
+  EXPECT_TRUE(c.warnings.empty());
+  ASSERT_EQ(c.notes.size(), 1u);
+  const std::string sd = std::to_string(scratch), dd = std::to_string(d);
+  EXPECT_EQ(c.notes[0], "values " + dd + " [0, 320) and " + std::to_string(out) +
+                            " [256, 320) of buffer 0 share bytes during instructions 2..2 only "
+                            "if value " +
+                            sd +
+                            " [0, 256), which no instruction writes, is a view "
+                            "of value " +
+                            dd + " (it keeps value " + dd +
+                            " live to instruction "
+                            "2); read as scratch memory of instructions 2..2, it is not. No "
+                            "instruction says which: not an overlap");
+  // x and D, D and y, then y, the scratch and the output: 336 B at every step (the view reading
+  // would have D, y and the output at instruction 2: 400 B, more than such a plan needs).
+  EXPECT_EQ(c.buffers[0].lower_bound, 336u);
+}
+
+// A tensor live at a view's own instructions, over the view's bytes, conflicts with it under
+// both readings: an overlap with the view itself (besides the one with its base, written over
+// that tensor's live bytes), and no note.
+TEST(PlanCheckViewBaseTest, ATensorLiveOverAViewsBytesAtItsUseIsAnOverlap) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);     // input
+  const int32_t other = f.tensor(8, 40);  // [40, 72), written at 0, read at 3
+  const int32_t base = f.tensor(32, 0);   // [0, 128), written at 1, read through the view only
+  const int32_t v = f.tensor(8, 32);      // [32, 64)
+  const int32_t o = f.tensor(4, 600);
+  const int32_t o2 = f.tensor(4, 700);
+  f.add(x, other);   // 0
+  f.add(x, base);    // 1
+  f.add(v, o);       // 2: the view's first use
+  f.add(other, o2);  // 3
+  f.m->set_inputs({x});
+  f.m->set_outputs({o, o2});
+  const MethodCheck c = f.check();
+  EXPECT_EQ(c.alias_of[v], base);
+  EXPECT_TRUE(c.warnings.empty());
+  ASSERT_EQ(c.overlaps.size(), 2u);
+  EXPECT_EQ(c.overlaps[0].value_a, other);
+  EXPECT_EQ(c.overlaps[0].value_b, base);
+  EXPECT_EQ(c.overlaps[0].first_step, 1);
+  EXPECT_EQ(c.overlaps[0].last_step, 1);
+  EXPECT_EQ(c.overlaps[1].value_a, other);
+  EXPECT_EQ(c.overlaps[1].value_b, v);
+  EXPECT_EQ(c.overlaps[1].first_step, 2);
+  EXPECT_EQ(c.overlaps[1].last_step, 2);
+  EXPECT_TRUE(c.notes.empty());
+}
+
 // Two written tensors hold the view's bytes and are both live at its first use (they overlap
 // each other, a finding of its own): the one written more recently is the base.
 TEST(PlanCheckViewBaseTest, OfTwoLiveCandidatesTheMoreRecentlyWrittenIsTheBase) {
@@ -155,11 +251,14 @@ TEST(PlanCheckViewBaseTest, OfTwoLiveCandidatesTheMoreRecentlyWrittenIsTheBase) 
   EXPECT_EQ(c.lifetimes[q].last, 2);
   EXPECT_EQ(c.lifetimes[p].first, 0);
   EXPECT_EQ(c.lifetimes[p].last, 3);
+  // p and q overlap where q is written over p's live bytes (its own lifetime); the view reading
+  // has the same pair, so there is no note.
   ASSERT_EQ(c.overlaps.size(), 1u);
   EXPECT_EQ(c.overlaps[0].value_a, p);
   EXPECT_EQ(c.overlaps[0].value_b, q);
   EXPECT_EQ(c.overlaps[0].first_step, 1);
-  EXPECT_EQ(c.overlaps[0].last_step, 2);
+  EXPECT_EQ(c.overlaps[0].last_step, 1);
+  EXPECT_TRUE(c.notes.empty());
 }
 
 // Candidates written by one instruction (a delegate's two outputs): the one still used at the
@@ -223,7 +322,9 @@ TEST(PlanCheckViewBaseTest, NestedCandidatesTheLaterWrittenIsTheBase) {
 }
 
 // A tensor written by the view's first instruction is not its base (an instruction reads its
-// arguments before it writes): the one written before is, and it overlaps the new one there.
+// arguments before it writes): the one written before is. That instruction reads the view and
+// writes the new tensor over its bytes: an overlap of the two under both readings; the base
+// against the new tensor is only the view reading's (a note).
 TEST(PlanCheckViewBaseTest, ACandidateWrittenAtTheFirstUseIsNotTheBase) {
   ViewMethod f;
   const int32_t x = f.tensor(4, 512);
@@ -239,9 +340,20 @@ TEST(PlanCheckViewBaseTest, ACandidateWrittenAtTheFirstUseIsNotTheBase) {
   EXPECT_EQ(c.lifetimes[b].first, 0);
   EXPECT_EQ(c.lifetimes[b].last, 1);
   ASSERT_EQ(c.overlaps.size(), 1u);
-  EXPECT_EQ(c.overlaps[0].value_a, b);
-  EXPECT_EQ(c.overlaps[0].value_b, w);
+  EXPECT_EQ(c.overlaps[0].value_a, w);  // both start at 1: the lower value index first
+  EXPECT_EQ(c.overlaps[0].value_b, v);
   EXPECT_EQ(c.overlaps[0].first_step, 1);
+  EXPECT_EQ(c.overlaps[0].last_step, 1);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0].rfind("values " + std::to_string(b) + " [0, 128) and " + std::to_string(w) +
+                                 " [0, 128) of buffer 0 share bytes during "
+                                 "instructions 1..1 only if value " +
+                                 std::to_string(v) +
+                                 " [32, 64), which no instruction writes, is a view of value " +
+                                 std::to_string(b),
+                             0),
+            0u)
+      << c.notes[0];
 }
 
 // When a tensor written after the candidate overwrote part of the view's bytes, no tensor holds

@@ -404,7 +404,83 @@ TEST_F(MethodTest, JumpOnNonBoolIsInvalidProgram) {
   Error e = (*m)->execute();
   EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
   EXPECT_EQ(e.message(),
-            "method 'forward': chain 0 instruction 0: jump condition value 0 is Int, not Bool");
+            "method 'forward': chain 0 instruction 0: jump condition value 0 is Int, not a Bool "
+            "or a bool tensor");
+}
+
+// torch.cond's predicate is a bool tensor: the jump goes on when every element is true. The
+// exporter's jump past the last instruction (destination = the chain's length) ends the chain.
+TEST_F(MethodTest, JumpOnABoolTensorGoesOnOnlyWhenEveryElementIsTrue) {
+  for (const std::vector<uint8_t>& predicate :
+       {std::vector<uint8_t>{1, 1}, std::vector<uint8_t>{1, 0}, std::vector<uint8_t>{}}) {
+    SCOPED_TRACE(predicate.size() == 2 ? (predicate[1] ? "true, true" : "true, false") : "empty");
+    MethodBuilder b("forward");
+    uint32_t buf = b.add_buffer(48);
+    const int32_t n = static_cast<int32_t>(predicate.size());
+    int32_t c = b.add_planned_tensor(TensorSpec::of(ScalarType::Bool, {n}), buf, 0);
+    int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 16);
+    int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 32);
+    b.add_jump_false(c, 2);                               // 0: past the end when false
+    b.add_kernel_call("aten::mul", "out", {x, x, y, y});  // 1: y = x * x
+    b.set_inputs({c, x, y});
+    b.set_outputs({y});
+    Result<Method*> m = load(b.plan());
+    ASSERT_TRUE(m.ok()) << m.error();
+    std::vector<uint8_t> bytes = predicate;
+    Tensor t;
+    t.dtype = ScalarType::Bool;
+    t.sizes = {n};
+    t.data = bytes.data();
+    t.nbytes = bytes.size();
+    ASSERT_TRUE((*m)->set_input(0, EValue::from_tensor(t)).ok());
+    HostTensor<int64_t> in({1}, {-7}), initial({1}, {5});
+    ASSERT_TRUE((*m)->set_input(1, in.value).ok());
+    ASSERT_TRUE((*m)->set_input(2, initial.value).ok());
+    Error e = (*m)->execute();
+    ASSERT_TRUE(e.ok()) << e;
+    int64_t out = 0;
+    ASSERT_TRUE((*m)->copy_output_to_host(0, &out, 8).ok());
+    const bool all_true = predicate.empty() || predicate[1] != 0;  // an empty tensor holds
+    EXPECT_EQ(out, all_true ? 49 : 5);
+  }
+}
+
+TEST_F(MethodTest, JumpOnATensorOfAnotherDtypeIsInvalidProgram) {
+  MethodBuilder b("forward");
+  uint32_t buf = b.add_buffer(16);
+  int32_t c = b.add_planned_tensor(TensorSpec::of(ScalarType::Float, {1}), buf, 0);
+  b.add_jump_false(c, 1);
+  b.set_inputs({c});
+  Result<Method*> m = load(b.plan());
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<float> one({1}, {1.0f});
+  ASSERT_TRUE((*m)->set_input(0, one.value).ok());
+  Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 0: jump condition value 0 is a float32 tensor, "
+            "not a bool tensor");
+}
+
+// ExecuTorch takes the destination as an unsigned index: a negative one ends the chain too.
+TEST_F(MethodTest, JumpToANegativeDestinationEndsTheChain) {
+  MethodBuilder b("forward");
+  uint32_t buf = b.add_buffer(32);
+  int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 0);
+  int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 16);
+  b.add_jump_false(b.add_bool(false), -1);
+  b.add_kernel_call("aten::mul", "out", {x, x, y, y});
+  b.set_inputs({x, y});
+  b.set_outputs({y});
+  Result<Method*> m = load(b.plan());
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<int64_t> in({1}, {-7}), initial({1}, {5});
+  ASSERT_TRUE((*m)->set_input(0, in.value).ok());
+  ASSERT_TRUE((*m)->set_input(1, initial.value).ok());
+  ASSERT_TRUE((*m)->execute().ok());
+  int64_t out = 0;
+  ASSERT_TRUE((*m)->copy_output_to_host(0, &out, 8).ok());
+  EXPECT_EQ(out, 5);
 }
 
 // ---- boundary pairs ----------------------------------------------------------------------------
