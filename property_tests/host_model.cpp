@@ -34,6 +34,15 @@ Known known(const ByteState* s, size_t width, bool floating) {
   return Known::Nan;
 }
 
+template <typename T>
+bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(x);
+  } else {
+    return false;
+  }
+}
+
 size_t nan_width(ByteState s) { return s == ByteState::Nan32 ? 4 : s == ByteState::Nan64 ? 8 : 0; }
 
 // Before [begin, end) of `s` is written: a NaN element cut by either edge keeps only bytes that
@@ -214,12 +223,14 @@ void HostModel::apply(const ScenarioInstruction& in, bool staged, bool floating,
     const Known kx = known(operands[0].states + at, sizeof(T), floating);
     const Known ky = known(operands[1].states + at, sizeof(T), floating);
     const T result = op(x, y, alpha);
+    const bool nan_x = kx == Known::Nan || (kx == Known::Exact && is_nan(x));
+    const bool nan_y = ky == Known::Nan || (ky == Known::Exact && is_nan(y));
     Known k = Known::Exact;
-    if (floating && (kx == Known::Nan || ky == Known::Nan)) {
+    if (floating && (nan_x || nan_y)) {
       k = Known::Nan;  // NaN + anything, NaN * anything: some NaN
     } else if (kx != Known::Exact || ky != Known::Exact) {
       k = Known::Unspecified;
-    } else if (floating && std::isnan(static_cast<double>(result))) {
+    } else if (floating && is_nan(result)) {
       k = Known::Nan;
     }
     std::memcpy(out + at, &result, sizeof(T));

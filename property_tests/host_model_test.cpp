@@ -93,6 +93,15 @@ TEST(HostModelTest, AnExactNanFromIntegerBytesStillGivesANanResult) {
   model.set_input(1, bytes_of<float>({0.0f, 0.0f}));
   model.execute();
   EXPECT_EQ(model.buffer_states(0)[32], State::Nan32);
+  // A NaN operand makes the result some NaN even when the other operand's bytes are unknown.
+  const MethodScenario chained = float_method(
+      {kAddFloats, {ScenarioOp::Add, {3, 3, 4}, {0}}, {ScenarioOp::Mul, {0, 2, 1}, {}}});
+  HostModel mixed(chained);
+  mixed.set_input(0, bytes_of<float>({float_bits(0x7fc00005), 1.0f}));
+  mixed.set_input(1, bytes_of<float>({std::nanf(""), 2.0f}));
+  mixed.execute();
+  EXPECT_EQ(mixed.buffer_states(0)[16], State::Nan32);  // t1 = t0 * t2: NaN * some NaN
+  EXPECT_EQ(mixed.buffer_states(0)[20], State::Exact);  // 1 * 3
   // inf - inf also makes a NaN from exact operands.
   HostModel overflow(m);
   overflow.set_input(0, bytes_of<float>({INFINITY, 1.0f}));

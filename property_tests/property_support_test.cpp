@@ -11,6 +11,13 @@
 namespace devplan::testing {
 namespace {
 
+// A RapidCheck listener that prints nothing.
+struct Quiet : rc::detail::TestListener {
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
 void failing_property() {
   const auto v = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 1000));
   if (v.size() >= 3) RC_ASSERT(v[1] < 300);
@@ -24,11 +31,7 @@ rc::detail::TestResult run(
   rc::detail::TestParams params;
   params.seed = 7;
   params.maxSuccess = 500;
-  struct Quiet : rc::detail::TestListener {
-    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-  } quiet;
+  Quiet quiet;
   return rc::detail::checkTestable(&failing_property, metadata, params, quiet, reproduce);
 }
 
@@ -209,11 +212,7 @@ TEST(PropertySupportTest, ExploreRunsEverySeedAndReportsEachCounterexample) {
   // Each failing seed ran its successes and the failing case.
   rc::detail::TestParams seven = params;
   seven.seed = 7;
-  struct Quiet : rc::detail::TestListener {
-    void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-    void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-    void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-  } quiet;
+  Quiet quiet;
   rc::detail::FailureResult failure;
   ASSERT_TRUE(
       rc::detail::checkProperty(failing, support_metadata(), seven, quiet, {}).match(failure));
