@@ -14,15 +14,9 @@
 //
 // (the binary's absolute path, from /proc/self/exe).
 //
-// The gate (ctest, scripts/test.sh, .ci/run) draws every property's cases from kGateSeed, so
-// the same commit is tested with the same cases; each property prints its seed, case count and
-// a digest of the cases it drew ("property Execution.BuffersMatchTheHostModel: seed 20261204,
-// 300 cases, digest 5c0f..."). RapidCheck's own environment variable overrides the seed and
-// the number of cases (RC_PARAMS="max_success=2000 seed=42"). Random exploration is
-// DEVPLAN_EXPLORE_SEEDS=N: each property runs from N fresh random seeds and reports every
-// counterexample with its reproduce command (label `explore`, scripts/explore-properties.sh).
-// A counterexample, once found, is pinned as a named case (check_pinned_case,
-// regression_cases_test.cpp) that runs in every gate.
+// The gate draws every property's cases from kGateSeed and prints a digest of them;
+// DEVPLAN_EXPLORE_SEEDS=N explores N random seeds instead; a counterexample is pinned with
+// check_pinned_case (regression_cases_test.cpp). docs/testing.md says how and why.
 #pragma once
 
 #include <cstdint>
