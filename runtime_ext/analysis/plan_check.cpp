@@ -260,10 +260,6 @@ Aliases find_aliases(const MethodPlan& plan, const WriteFacts& facts,
   return aliases;
 }
 
-}  // namespace
-
-namespace {
-
 // The overlaps of `items` (tensors `owners` at `offsets`) in buffer `b`, each with the tensor
 // that starts first as value_a.
 std::vector<Overlap> buffer_overlaps(size_t b, uint64_t size, const std::vector<PlanItem>& items,
