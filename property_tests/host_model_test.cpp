@@ -93,15 +93,19 @@ TEST(HostModelTest, AnExactNanFromIntegerBytesStillGivesANanResult) {
   model.set_input(1, bytes_of<float>({0.0f, 0.0f}));
   model.execute();
   EXPECT_EQ(model.buffer_states(0)[32], State::Nan32);
-  // A NaN operand makes the result some NaN even when the other operand's bytes are unknown.
-  const MethodScenario chained = float_method(
-      {kAddFloats, {ScenarioOp::Add, {3, 3, 4}, {0}}, {ScenarioOp::Mul, {0, 2, 1}, {}}});
+  // A NaN operand with known bits makes the result some NaN even when the other operand's bytes
+  // are unspecified; with a number there instead, the result is unspecified. t6 is float32[2]
+  // over t4, whose bytes the int64 add computed from a NaN's bits.
+  MethodScenario chained = float_method(
+      {kAddFloats, {ScenarioOp::Add, {3, 3, 4}, {0}}, {ScenarioOp::Mul, {0, 6, 1}, {}}});
+  chained.tensors.push_back({ScalarType::Float, {2}, 0, 48});
   HostModel mixed(chained);
   mixed.set_input(0, bytes_of<float>({float_bits(0x7fc00005), 1.0f}));
   mixed.set_input(1, bytes_of<float>({std::nanf(""), 2.0f}));
   mixed.execute();
-  EXPECT_EQ(mixed.buffer_states(0)[16], State::Nan32);  // t1 = t0 * t2: NaN * some NaN
-  EXPECT_EQ(mixed.buffer_states(0)[20], State::Exact);  // 1 * 3
+  EXPECT_EQ(mixed.buffer_states(0)[48], State::Unspecified);
+  EXPECT_EQ(mixed.buffer_states(0)[16], State::Nan32);        // t1[0] = NaN * unspecified
+  EXPECT_EQ(mixed.buffer_states(0)[20], State::Unspecified);  // t1[1] = 1 * unspecified
   // inf - inf also makes a NaN from exact operands.
   HostModel overflow(m);
   overflow.set_input(0, bytes_of<float>({INFINITY, 1.0f}));
