@@ -53,6 +53,9 @@ DEFAULT_OUT = REPO_ROOT / "fixtures" / "executorch" / "exporter"
 DEFAULT_SCHEMA = REPO_ROOT / "runtime_ext" / "schema" / "program.fbs"
 IN_VENV_MARKER = "DEVPLAN_EXPORT_IN_VENV"
 BACKEND_ID = "DevplanDeviceBackend"
+# Registrations that must outlive the function that made them (a torch.library.Library
+# unregisters its operators when collected; exir finds backends among live subclasses).
+_KEEP_ALIVE: List[Any] = []
 
 
 # --------------------------------------------------------------------------
@@ -171,6 +174,15 @@ def build_backend_and_partitioner():
                     f"{node.args}")
             return PreprocessResult(processed_bytes=name.encode("ascii"))
 
+    # A backend no runtime has: programs delegating to it load only where a placeholder
+    # stands in for it.
+    class AbsentBackend(BackendDetails):
+        @staticmethod
+        def preprocess(edge_program, compile_specs) -> PreprocessResult:
+            return PreprocessResult(processed_bytes=b"absent")
+
+    _KEEP_ALIVE.append(AbsentBackend)  # subclasses are found through weak references
+
     class DevplanPartitioner(Partitioner):
         """Tags add/mul nodes, each as its own single-op partition.
 
@@ -179,9 +191,11 @@ def build_backend_and_partitioner():
         index past the end of the list) leaves that node on the CPU.
         """
 
-        def __init__(self, devices: Sequence[Optional[str]]) -> None:
+        def __init__(self, devices: Sequence[Optional[str]],
+                     backend_id: str = BACKEND_ID) -> None:
             super().__init__()
             self.devices = list(devices)
+            self.backend_id = backend_id
 
         def partition(self, exported_program) -> PartitionResult:
             sig = exported_program.graph_signature
@@ -208,9 +222,10 @@ def build_backend_and_partitioner():
                             "device delegate")
                 tag = f"devplan_{index}"
                 node.meta["delegation_tag"] = tag
-                tags[tag] = DelegationSpec(
-                    BACKEND_ID,
-                    [CompileSpec("target_device", device.encode("ascii"))])
+                # Only devplan's backend places its work on a device.
+                specs = ([CompileSpec("target_device", device.encode("ascii"))]
+                         if self.backend_id == BACKEND_ID else [])
+                tags[tag] = DelegationSpec(self.backend_id, specs)
             return PartitionResult(tagged_exported_program=exported_program,
                                    partition_tags=tags)
 
@@ -224,13 +239,19 @@ class Spec:
                  methods: Callable[[], Dict[str, Any]],
                  devices: Optional[Dict[str, Sequence[Optional[str]]]] = None,
                  config: Callable[[], Dict[str, Any]] = dict,
-                 cpu_only_methods: Sequence[str] = ()) -> None:
+                 cpu_only_methods: Sequence[str] = (),
+                 backend_id: str = BACKEND_ID,
+                 data_file: Optional[str] = None,
+                 write_reference: bool = True) -> None:
         self.name = name
         self.what = what
         self.methods = methods          # -> {method: (module, example_inputs)}
         self.devices = devices or {}    # method -> device per add/mul node
         self.config = config            # -> ExecutorchBackendConfig kwargs
         self.cpu_only_methods = tuple(cpu_only_methods)
+        self.backend_id = backend_id      # the backend the partitioner delegates to
+        self.data_file = data_file        # constants go to <data_file>.ptd
+        self.write_reference = write_reference  # False where the outputs are huge
 
 
 def program_specs() -> List[Spec]:
@@ -269,8 +290,87 @@ def program_specs() -> List[Spec]:
             return torch.cond(x.sum() > 0, lambda v: v + 1.0, lambda v: v - 1.0,
                               (x,))
 
+    class Scratch(nn.Module):
+        # torch.empty is planned memory that no instruction writes (a kernel's
+        # scratch, as Cortex-M's quantized kernels take it); the planner puts
+        # it where a tensor dead by then lay.
+        def forward(self, x):
+            dead = torch.relu(x * 2.0)
+            y = dead.sum(dim=0)
+            scratch = torch.empty(64, dtype=torch.int32)
+            return y + torch.bitwise_and(scratch, 0).to(torch.float32)
+
+    class WithWeights(nn.Module):
+        # nn.Linear's weight and bias: with external constants they are in
+        # the .ptd, not the .pte.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.linear = nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.linear(x)
+
+    class HugeOutputs(nn.Module):
+        # Output 0: outer(i, j) for i, j in 1..256 (65,536 float32);
+        # output 1: 4,096 -inf then 4,096 nan.
+        def forward(self, x):
+            c = torch.cumsum(x[:256], 0)
+            z = x - 1.0
+            return torch.outer(c, c), torch.cat([torch.log(z), z / z])
+
+    class FixedDouble(nn.Module):
+        # alpha is a float: torch.export fixes it at its example value (2.0)
+        # and the program records it as a Double input.
+        def forward(self, x, alpha: float):
+            return x * alpha
+
+    def missing_ops():
+        # Two operators no kernel library here has, each called twice.
+        lib = torch.library.Library("devplan_absent", "DEF")
+        _KEEP_ALIVE.append(lib)  # the operators exist while the library lives
+        for op in ("twice", "halve"):
+            lib.define(f"{op}(Tensor x) -> Tensor")
+            lib.define(f"{op}.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)")
+        factor = {"twice": 2.0, "halve": 0.5}
+        for op, f in factor.items():
+            lib.impl(op, lambda x, f=f: x * f, "CompositeExplicitAutograd")
+            lib.impl(f"{op}.out", lambda x, *, out, f=f: out.copy_(x * f),
+                     "CompositeExplicitAutograd")
+        ns = torch.ops.devplan_absent
+
+        class MissingOps(nn.Module):
+            def forward(self, x):
+                return ns.halve(ns.twice(ns.halve(ns.twice(x))))
+
+        return {"forward": (MissingOps(), (ones(2, 2),))}
+
     def one_delegate():
         return {"forward": (Add(), (ones(2, 2), ones(2, 2)))}
+
+    def scratch_config():
+        # After the out variants are in place, the empty's own instruction is
+        # dropped: its memory.alloc is left as planned memory no instruction
+        # writes, which is how a kernel's scratch reaches a program.
+        from executorch.exir.pass_base import PassBase, PassResult
+        from executorch.exir.passes import ToOutVarPass
+
+        class ScratchFromAlloc(PassBase):
+            def call(self, gm):
+                gm = ToOutVarPass(ignore_to_out_var_failure=False)(gm).graph_module
+                for node in list(gm.graph.nodes):
+                    if (node.op == "call_function"
+                            and "_empty_dim_order" in str(node.target)):
+                        alloc = node.kwargs["out"]
+                        for key in ("spec", "val"):  # planning reads them
+                            if key in node.meta:
+                                alloc.meta[key] = node.meta[key]
+                        node.replace_all_uses_with(alloc)
+                        gm.graph.erase_node(node)
+                gm.recompile()
+                return PassResult(gm, True)
+
+        return dict(to_out_var_pass=ScratchFromAlloc())
 
     def cpu_around():
         return {"forward": (CpuAroundDevice(), (ones(2, 4), ones(2, 4)))}
@@ -350,6 +450,33 @@ def program_specs() -> List[Spec]:
              "torch.cond(x.sum() > 0, x + 1, x - 1), x [2,2] ones; jump "
              "conditions are bool tensors",
              cond, {}, cpu_only_methods=["forward"]),
+        Spec("wild_scratch",
+             "relu(x * 2).sum(0) + (empty(64, int32) & 0), x [4,64] ones; "
+             "the empty tensor is never written and lies in a dead tensor",
+             lambda: {"forward": (Scratch(), (ones(4, 64),))}, {},
+             scratch_config, cpu_only_methods=["forward"]),
+        Spec("wild_external_data",
+             "nn.Linear(4, 3), seed 0, x [2,4] ones; weight and bias in "
+             "wild_external_data.ptd (external_constants)",
+             lambda: {"forward": (WithWeights(), (ones(2, 4),))}, {},
+             cpu_only_methods=["forward"], data_file="wild_external_data"),
+        Spec("wild_huge_outputs",
+             "x [4096] ones; outer(cumsum(x[:256]), same) [256,256] and "
+             "cat(log(x - 1), (x - 1) / (x - 1)) [8192]",
+             lambda: {"forward": (HugeOutputs(), (ones(4096),))}, {},
+             cpu_only_methods=["forward"], write_reference=False),
+        Spec("wild_fixed_double",
+             "x * alpha, x [2,2] ones, alpha a float fixed at 2.0 by export",
+             lambda: {"forward": (FixedDouble(), (ones(2, 2), 2.0))}, {},
+             cpu_only_methods=["forward"]),
+        Spec("wild_absent_backend",
+             "a + b delegated to AbsentBackend (no runtime has it), inputs "
+             "[2,2]",
+             one_delegate, {"forward": ["cpu"]}, backend_id="AbsentBackend"),
+        Spec("wild_missing_ops",
+             "halve(twice(halve(twice(x)))), x [2,2] ones; devplan_absent::"
+             "twice.out and halve.out have no kernel anywhere",
+             missing_ops, {}),
         Spec("devplan_transformer",
              "nn.TransformerEncoderLayer(64, 4, batch_first=True), eval, "
              "seed 0, input [2,16,64], CPU only",
@@ -358,6 +485,8 @@ def program_specs() -> List[Spec]:
 
 
 def _flat(t) -> List[float]:
+    if isinstance(t, (int, float, bool)):
+        return [float(t)]
     return [float(v) for v in t.detach().reshape(-1).tolist()]
 
 
@@ -398,11 +527,16 @@ def build_program(spec: Spec, partitioner_cls):
         exported[mname] = torch.export.export(module, inputs, strict=True)
 
     edge = to_edge(exported)
-    partitioners = {m: partitioner_cls(d) for m, d in spec.devices.items()
+    partitioners = {m: partitioner_cls(d, spec.backend_id)
+                    for m, d in spec.devices.items()
                     if any(x is not None for x in d)}
     if partitioners:
         edge = edge.to_backend(partitioners)
-    et = edge.to_executorch(ExecutorchBackendConfig(**spec.config()))
+    config = spec.config()
+    if spec.data_file is not None:
+        tag = spec.data_file
+        config["external_constants"] = lambda node: tag
+    et = edge.to_executorch(ExecutorchBackendConfig(**config))
     return methods, reference, et
 
 
@@ -410,9 +544,16 @@ def export_one(spec: Spec, out_dir: Path, partitioner_cls) -> Dict[str, Any]:
     methods, reference, et = build_program(spec, partitioner_cls)
     pte = out_dir / f"{spec.name}.pte"
     pte.write_bytes(et.buffer)
-    ref = out_dir / "reference" / f"{spec.name}.ones.json"
-    ref.write_text(json.dumps(reference) + "\n")
-    return {"methods": methods, "reference": reference, "pte": pte}
+    data = None
+    if et._tensor_data:  # 1.5.1 has no public accessor but the writer
+        et.write_tensor_data_to_file(str(out_dir))
+        (name,) = et._tensor_data.keys()
+        data = out_dir / f"{name}.ptd"
+    if spec.write_reference:
+        ref = out_dir / "reference" / f"{spec.name}.ones.json"
+        ref.write_text(json.dumps(reference) + "\n")
+    return {"methods": methods, "reference": reference, "pte": pte,
+            "data": data}
 
 
 def check_cpu_methods(spec: Spec, result: Dict[str, Any]) -> List[str]:
@@ -423,7 +564,8 @@ def check_cpu_methods(spec: Spec, result: Dict[str, Any]) -> List[str]:
     except Exception as e:  # pragma: no cover - optional
         return [f"runtime check skipped ({e})"]
     notes = []
-    program = Runtime.get().load_program(result["pte"])
+    program = Runtime.get().load_program(result["pte"],
+                                         data_path=result.get("data"))
     for mname in spec.cpu_only_methods:
         _, inputs = result["methods"][mname]
         outs = program.load_method(mname).execute(list(inputs))

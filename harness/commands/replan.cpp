@@ -19,7 +19,11 @@ struct BufferItems {
   uint64_t unnamed_bytes = 0;   // planned tensors no instruction names: at offset 0
 };
 
-BufferItems buffer_items(const MethodPlan& plan, const MethodCheck& check, size_t b) {
+// The view reading (an inferred view moves with its base and keeps it alive) is what replanning
+// keeps: a plan valid under it is valid under the other. `own_reading` gives every tensor its own
+// memory and its own lifetime instead.
+BufferItems buffer_items(const MethodPlan& plan, const MethodCheck& check, size_t b,
+                         bool own_reading = false) {
   BufferItems out;
   std::vector<PlanItem>& items = out.items;
   std::vector<int32_t>& owners = out.owners;
@@ -30,8 +34,8 @@ BufferItems buffer_items(const MethodPlan& plan, const MethodCheck& check, size_
         value.tensor.buffer_index != b) {
       continue;
     }
-    if (check.alias_of[v] >= 0) continue;
-    const Lifetime& l = check.lifetimes[v];
+    if (check.alias_of[v] >= 0 && !own_reading) continue;
+    const Lifetime& l = own_reading ? check.own_lifetimes[v] : check.lifetimes[v];
     if (l.first < 0 || value.tensor.nbytes == 0) {
       unnamed_bytes = std::max(unnamed_bytes, value.tensor.nbytes);
       continue;
@@ -114,16 +118,27 @@ MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replann
 
 Result<BufferOptimum> buffer_optimum(const MethodPlan& plan, const MethodCheck& check, size_t b,
                                      int64_t budget_steps) {
-  const BufferItems buffer = buffer_items(plan, check, b);
   OffsetPlannerOptions options;
   options.alignment = kReplanAlignment;
   options.budget_steps = budget_steps;
-  DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan offsets,
-                           plan_offsets(buffer.items, PlannerAlgorithm::Exact, options));
   BufferOptimum out;
-  out.best = std::max(offsets.size, buffer.unnamed_bytes);
-  out.proven_bound = std::max(offsets.lower_bound, buffer.unnamed_bytes);
-  out.steps = offsets.exact_steps;
+  // Under either reading of the inferred views (as the lower bound): a plan valid only if a
+  // never-written tensor is scratch memory is still a plan the runtime may run correctly.
+  bool has_views = false;
+  for (size_t v = 0; v < check.alias_of.size(); ++v) {
+    has_views = has_views || (check.alias_of[v] >= 0 && plan.values[v].tensor.buffer_index == b);
+  }
+  for (const bool own_reading : {false, true}) {
+    if (own_reading && !has_views) break;
+    const BufferItems buffer = buffer_items(plan, check, b, own_reading);
+    DEVPLAN_ASSIGN_OR_RETURN(OffsetPlan offsets,
+                             plan_offsets(buffer.items, PlannerAlgorithm::Exact, options));
+    const uint64_t best = std::max(offsets.size, buffer.unnamed_bytes);
+    const uint64_t bound = std::max(offsets.lower_bound, buffer.unnamed_bytes);
+    out.best = own_reading ? std::min(out.best, best) : best;
+    out.proven_bound = own_reading ? std::min(out.proven_bound, bound) : bound;
+    out.steps += offsets.exact_steps;
+  }
   return out;
 }
 

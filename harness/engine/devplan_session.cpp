@@ -9,7 +9,8 @@
 namespace devplan::harness {
 namespace {
 
-// Sets every input of `method`: the given values, or ones. Runtime-bound device inputs are
+// Sets every input of `method`: the given values, or ones for a tensor and the recorded value
+// for anything else. Runtime-bound device inputs are
 // already bound to caller memory (`caller`, by input index): their values are copied into it.
 Error set_inputs(Method& method, const std::vector<std::string>& given,
                  const std::map<size_t, DeviceMemoryBuffer>& caller, bool* usage_error) {
@@ -24,6 +25,7 @@ Error set_inputs(Method& method, const std::vector<std::string>& given,
     const EValue& target = method.value(method.plan().inputs[i]);
     EValue input;
     std::vector<uint8_t> bytes;
+    if (!target.is_tensor() && i >= given.size()) continue;  // not given: the recorded value
     if (target.is_tensor()) {
       Result<std::vector<uint8_t>> encoded =
           encode_values(values, target.tensor.dtype, target.tensor.numel());
@@ -49,13 +51,10 @@ Error set_inputs(Method& method, const std::vector<std::string>& given,
     } else if (target.is_bool()) {
       input = EValue::from_bool(values[0] != 0);
     } else {
-      if (i < given.size()) {
-        *usage_error = true;
-        return Error(ErrorCode::InvalidArgument, "input " + std::to_string(i) + " is " +
-                                                     value_tag_name(target.tag) +
-                                                     " and cannot be given as numbers");
-      }
-      continue;
+      *usage_error = true;
+      return Error(ErrorCode::InvalidArgument, "input " + std::to_string(i) + " is " +
+                                                   value_tag_name(target.tag) +
+                                                   " and cannot be given as numbers");
     }
     DEVPLAN_RETURN_IF_ERROR(method.set_input(i, input));
   }

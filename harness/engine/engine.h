@@ -67,9 +67,10 @@ class EngineSession {
   // The method's planned buffers; `allocated` reflects the last load_method.
   virtual std::vector<BufferOutcome> buffers(const std::string& name) const = 0;
   virtual Error unload_method(const std::string& name) = 0;
-  // Loads the method if needed, sets its inputs (`devplan run --input` text; missing inputs
-  // are ones), executes it once and reads every output back to the host. `usage_error` is set
-  // when the failure is the caller's (bad input text, too many inputs).
+  // Loads the method if needed, sets its inputs (`devplan run --input` text; a missing tensor
+  // input is ones, a missing primitive its recorded value), executes it once and reads every
+  // output back to the host. `usage_error` is set when the failure is the caller's (bad input
+  // text, too many inputs).
   virtual Result<std::vector<OutputValues>> execute(const std::string& name,
                                                     const std::vector<std::string>& inputs,
                                                     bool* usage_error) = 0;

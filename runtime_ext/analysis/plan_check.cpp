@@ -356,7 +356,8 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
   // a written one is a view of it or scratch memory of its own instructions is devplan's
   // inference: a finding (an overlap, the lower bound) must hold under both readings, and what
   // only the view reading has is a note.
-  const std::vector<Lifetime> own = check.lifetimes;
+  check.own_lifetimes = check.lifetimes;
+  const std::vector<Lifetime>& own = check.own_lifetimes;
   std::vector<bool> inferred(plan.values.size(), false);
   for (size_t v = 0; v < plan.values.size(); ++v) inferred[v] = check.alias_of[v] >= 0;
   // The view reading (plots and replanning keep every reading's bytes): an alias's uses keep its

@@ -1,6 +1,8 @@
 #include <runtime_ext/executor/method.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -23,6 +25,39 @@ Error check_tensor_alignment(size_t index, const TensorInfo& info, const void* d
   return Error(ErrorCode::InvalidProgram,
                value_name(index) + ": " + scalar_type_name(info.dtype) + " tensor " + where +
                    " is not aligned to its element size " + std::to_string(elem));
+}
+
+// ExecuTorch's Method::set_input takes a primitive input only when it equals the value the
+// program records: Int, Bool and String exactly, a Double within 1e-4 + 1e-5 * |recorded| (NaN
+// equals NaN, an infinity the infinity of its sign). Other tags cannot be set at all.
+bool same_primitive(const EValue& recorded, const EValue& given) {
+  switch (recorded.tag) {
+    case ValueTag::Int: return given.int_value == recorded.int_value;
+    case ValueTag::Bool: return given.bool_value == recorded.bool_value;
+    case ValueTag::String: return given.string_value == recorded.string_value;
+    case ValueTag::Double: {
+      const double a = given.double_value, b = recorded.double_value;
+      if (std::isnan(a) && std::isnan(b)) return true;
+      if (!std::isfinite(a) && !std::isfinite(b) && (a > 0) == (b > 0)) return true;
+      const double error = std::abs(a - b);
+      return std::isfinite(error) && error <= 1e-4 + std::abs(1e-5 * b);
+    }
+    default: return false;
+  }
+}
+
+std::string primitive_text(const EValue& v) {
+  switch (v.tag) {
+    case ValueTag::Int: return std::to_string(v.int_value);
+    case ValueTag::Bool: return v.bool_value ? "true" : "false";
+    case ValueTag::String: return "'" + v.string_value + "'";
+    case ValueTag::Double: {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.17g", v.double_value);
+      return text;
+    }
+    default: return value_tag_name(v.tag);
+  }
 }
 
 }  // namespace
@@ -370,7 +405,12 @@ Error Method::set_input(size_t i, const EValue& input) {
       return Error(ErrorCode::InvalidType, name + " is " + value_tag_name(target.tag) + ", given " +
                                                value_tag_name(input.tag));
     }
-    target = input;
+    // As ExecuTorch: a primitive input is fixed at export, and only its recorded value is taken.
+    if (!same_primitive(target, input)) {
+      return Error(ErrorCode::InvalidArgument,
+                   name + " is " + value_tag_name(target.tag) + " " + primitive_text(target) +
+                       ", fixed when the program was exported; given " + primitive_text(input));
+    }
     return Error::success();
   }
   if (!input.is_tensor()) {

@@ -155,13 +155,17 @@ class ExecutorchSession final : public EngineSession {
       *usage_error = true;
       return all.error();
     }
+    DEVPLAN_ASSIGN_OR_RETURN(std::vector<et::EValue> recorded, recorded_inputs(name));
     std::vector<InputTensor> storage(meta->num_inputs());
     std::vector<et::EValue> inputs;
     for (size_t i = 0; i < meta->num_inputs(); ++i) {
       const std::vector<double>& values = (*all)[i];
       et::Result<et::Tag> tag = meta->input_tag(i);
       if (!tag.ok()) return from_et(tag.error(), "input_tag(" + std::to_string(i) + ")");
-      if (*tag == et::Tag::Int) {
+      if (*tag != et::Tag::Tensor && i >= given.size()) {
+        // Not given: the value the program records (ExecuTorch takes no other).
+        inputs.push_back(recorded[i]);
+      } else if (*tag == et::Tag::Int) {
         inputs.emplace_back(static_cast<int64_t>(values[0]));
       } else if (*tag == et::Tag::Double) {
         inputs.emplace_back(values[0]);
@@ -184,12 +188,9 @@ class ExecutorchSession final : public EngineSession {
         DEVPLAN_RETURN_IF_ERROR(make_input(*meta, i, values, &storage[i], usage_error));
         inputs.emplace_back(::executorch::aten::Tensor(storage[i].impl.get()));
       } else {
-        if (i < given.size()) {
-          *usage_error = true;
-          return Error(ErrorCode::InvalidArgument,
-                       "input " + std::to_string(i) + " cannot be given as numbers");
-        }
-        inputs.emplace_back();
+        *usage_error = true;
+        return Error(ErrorCode::InvalidArgument,
+                     "input " + std::to_string(i) + " cannot be given as numbers");
       }
     }
     bridge::take_error_log();
@@ -272,6 +273,20 @@ class ExecutorchSession final : public EngineSession {
 
   // The method's planned buffers as ExecuTorch's MethodMeta reports them (same numbering as
   // devplan's user-facing buffers).
+  // The method's inputs as the program records them (a primitive's value fixed at export).
+  Result<std::vector<et::EValue>> recorded_inputs(const std::string& name) {
+    // Module::method and Method::get_inputs are deprecated, and the only way to these values.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    et::Result<et::Method*> method = module_->method(name);
+    if (!method.ok()) return from_et(method.error(), "method('" + name + "')");
+    std::vector<et::EValue> values((*method)->inputs_size());
+    const et::Error e = (*method)->get_inputs(values.data(), values.size());
+#pragma GCC diagnostic pop
+    if (e != et::Error::Ok) return from_et(e, "get_inputs('" + name + "')");
+    return values;
+  }
+
   Result<std::vector<BufferOutcome>> planned_buffers(const std::string& name) const {
     et::Result<et::MethodMeta> meta = module_->method_meta(name);
     if (!meta.ok()) return from_et(meta.error(), "method_meta('" + name + "')");

@@ -4,6 +4,7 @@
 // without the executorch wheel.
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -356,6 +357,35 @@ TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
     CommandResult r = testing::run(&run_command, args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, c.out);
+  }
+}
+
+// x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value; given,
+// it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
+TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
+  const std::string file = exported("wild_fixed_double.pte");
+  const std::map<std::string, std::string> refusal = {
+      {"devplan",
+       "devplan run: InvalidArgument: method 'forward': input 1 is Double 2, fixed when the "
+       "program was exported; given 3\n"},
+      {"executorch",
+       "devplan run: InvalidArgument: ExecuTorch: execute('forward') failed: The 1-th input of "
+       "method should have the same value as the input_evalue, but get 3.000000 and 2.000000\n"}};
+  for (const std::string runtime : {"devplan", "executorch"}) {
+    SCOPED_TRACE(runtime);
+    CommandResult r = testing::run(&run_command, {file, "--runtime", runtime});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 2, 2, 2]\n");
+    // Within ExecuTorch's tolerance (1e-4 + 1e-5 * 2) the recorded value is taken.
+    r = testing::run(&run_command,
+                     {file, "--runtime", runtime, "--input", "1,2,3,4", "--input", "2.0001"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 4, 6, 8]\n");
+    r = testing::run(&run_command,
+                     {file, "--runtime", runtime, "--input", "1,2,3,4", "--input", "3"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, refusal.at(runtime));
   }
 }
 

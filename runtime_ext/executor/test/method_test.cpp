@@ -6,6 +6,7 @@
 #include <runtime_ext/writer/method_builder.h>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "host_tensors.h"
@@ -802,10 +803,53 @@ TEST_F(MethodTest, ScalarInputTakesOnlyItsOwnTag) {
   e = (*m)->set_input(1, EValue::from_int(9));
   EXPECT_EQ(e.code(), ErrorCode::InvalidType);
   EXPECT_EQ(e.message(), "method 'forward': input 1 is a Tensor, given Int");
+  // As ExecuTorch: a primitive input is fixed at export; only its recorded value is taken.
   e = (*m)->set_input(0, EValue::from_int(9));
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_EQ(e.message(),
+            "method 'forward': input 0 is Int 7, fixed when the program was exported; given 9");
+  e = (*m)->set_input(0, EValue::from_int(7));
   ASSERT_TRUE(e.ok()) << e;
   EXPECT_EQ((*m)->value(2).tag, ValueTag::Int);
-  EXPECT_EQ((*m)->value(2).int_value, 9);
+  EXPECT_EQ((*m)->value(2).int_value, 7);
+}
+
+// ExecuTorch's tolerance for a Double input: 1e-4 + 1e-5 * |recorded|; NaN takes NaN, an
+// infinity the one of its sign.
+TEST_F(MethodTest, DoubleInputTakesItsRecordedValueWithinExecutorchsTolerance) {
+  struct Case {
+    double recorded, given;
+    bool taken;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<Case> cases = {
+      {2.0, 2.0, true},           {2.0, 2.0 + 1.1e-4, true},  {2.0, 2.0 - 1.3e-4, false},
+      {2.0, 1.0, false},          {1e6, 1e6 + 10.0, true},    {1e6, 1e6 + 10.0002, false},
+      {nan, nan, true},           {nan, 2.0, false},          {inf, inf, true},
+      {inf, -inf, false},         {-inf, -inf, true},         {inf, 1e308, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.recorded) + " given " + std::to_string(c.given));
+    MethodBuilder b("forward");
+    b.set_inputs({b.add_double(c.recorded)});
+    MethodPlan plan = b.plan();
+    Result<Method*> m = load(plan);
+    ASSERT_TRUE(m.ok()) << m.error();
+    const Error e = (*m)->set_input(0, EValue::from_double(c.given));
+    EXPECT_EQ(e.ok(), c.taken) << e;
+    if (!c.taken) EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  }
+  MethodBuilder b("forward");
+  b.set_inputs({b.add_double(2.0), b.add_bool(true)});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ((*m)->set_input(0, EValue::from_double(1.0)).message(),
+            "method 'forward': input 0 is Double 2, fixed when the program was exported; given 1");
+  EXPECT_EQ((*m)->set_input(1, EValue::from_bool(false)).message(),
+            "method 'forward': input 1 is Bool true, fixed when the program was exported; given "
+            "false");
 }
 
 TEST_F(MethodTest, KernelsResolveAgainstTheRuntimesRegistryAtLoad) {
