@@ -19,8 +19,12 @@ cmake --build --preset default -j "$jobs" --target devplan devplan_fixture_progr
 
 upstream=fixtures/executorch/upstream-1.5.1
 exported=fixtures/executorch/exporter
+# Not wild_external_data.pte in the reports: its constants are in wild_external_data.ptd, and
+# no command takes a data file yet (`--data`, open in issue 39); both engines refuse to run it
+# without one, as ExecuTorch does. The budget records that it does not load.
+runnable_exported=$(ls "$exported"/*.pte | grep -v wild_external_data.pte)
 build/bin/devplan report --out build/report \
-  build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte "$exported"/*.pte \
+  build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte $runnable_exported \
   "$exported"/*.bpte
 
 if [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" != 1 ]; then
@@ -33,7 +37,7 @@ if [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" != 1 ]; then
   build/bin/devplan report --runtime executorch --out build/report-executorch \
     $(ls build/fixtures/programs/*.pte | grep -v model_scale_64gib.pte) fixtures/executorch/add.pte \
     "$upstream"/*.pte \
-    $(ls "$exported"/*.pte | grep -v devplan_legacy.pte) "$exported"/*.bpte
+    $(echo "$runnable_exported" | grep -v devplan_legacy.pte) "$exported"/*.bpte
 fi
 
 # The memory budget: planned and peak device bytes, what a load allocates under each engine,

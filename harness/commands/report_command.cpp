@@ -52,28 +52,34 @@ struct ProgramRow {
   std::vector<std::string> test_failures;
 };
 
-// Why a method could not run, when the engine lacks what it needs (a kernel, a delegate's
-// backend), as "no kernel for aten::sin.out"; "" for any other error.
+// Why a method could not run, when the engine lacks what it needs (kernels, delegates'
+// backends), as "no kernel for aten::sin.out, aten::cos.out; no backend CoreMLBackend"; "" for
+// any other error. Both engines name each missing one once ("operator X has no kernel",
+// "needs backend Y, which ...").
 std::string missing_capability(const Error& e) {
   const std::string& m = e.message();
-  const std::string kernel_end = " has no kernel";
-  const size_t op = m.rfind("operator ");
-  if (e.code() == ErrorCode::OperatorMissing && op != std::string::npos &&
-      m.find(kernel_end, op) != std::string::npos) {
-    return "no kernel for " + m.substr(op + 9, m.find(kernel_end, op) - op - 9);
+  auto names_between = [&](const std::string& before, const std::string& after) {
+    std::string list;
+    for (size_t at = m.find(before); at != std::string::npos; at = m.find(before, at + 1)) {
+      const size_t start = at + before.size();
+      const size_t end = m.find(after, start);
+      if (end == std::string::npos) break;
+      const std::string name = m.substr(start, end - start);
+      if (name.find(' ') != std::string::npos) continue;  // prose, not a name
+      if (list.find(name) == std::string::npos) list += (list.empty() ? "" : ", ") + name;
+    }
+    return list;
+  };
+  std::string text;
+  if (e.code() == ErrorCode::OperatorMissing) {
+    const std::string kernels = names_between("operator ", " has no kernel");
+    const std::string backends = names_between("needs backend ", ",");
+    if (!kernels.empty()) text = "no kernel for " + kernels;
+    if (!backends.empty()) text += (text.empty() ? "" : "; ") + ("no backend " + backends);
+    return text.empty() ? "an operator has no kernel (" + m + ")" : text;
   }
-  const size_t backend = m.find("needs backend ");
-  if (e.code() == ErrorCode::OperatorMissing && backend != std::string::npos) {
-    const size_t start = backend + 14;
-    return "no backend " + m.substr(start, m.find(',', start) - start);
-  }
-  const size_t missing = m.find("Backend ");
-  if (e.code() == ErrorCode::NotFound && missing != std::string::npos &&
-      m.find(" is not registered", missing) != std::string::npos) {
-    const size_t start = missing + 8;
-    return "no backend " + m.substr(start, m.find(' ', start) - start);
-  }
-  if (e.code() == ErrorCode::OperatorMissing) return "an operator has no kernel (" + m + ")";
+  const std::string backends = names_between("Backend ", " is not registered");
+  if (e.code() == ErrorCode::NotFound && !backends.empty()) return "no backend " + backends;
   return "";
 }
 

@@ -153,7 +153,11 @@ void print_text(std::ostream& out, const std::string& file, const SimulationResu
   out << "runtime: " << runtime_name(r.runtime) << "\n";
   out << "device memory: " << r.device_memory << "\n";
   for (const MethodOutcome& m : r.methods) {
-    out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string()) << "\n";
+    out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string());
+    for (size_t i = 0; i < m.stand_ins.size(); ++i) {
+      out << (i == 0 ? " with placeholders for " : ", ") << m.stand_ins[i];
+    }
+    out << (m.stand_ins.empty() ? "\n" : " (it cannot run here)\n");
     for (const BufferOutcome& b : m.buffers) {
       out << "  buffer " << b.index << ": " << cli::format_bytes(b.size) << " on "
           << b.device.to_string() << (b.allocated ? ", allocated" : ", not allocated") << "\n";

@@ -140,6 +140,7 @@ Result<SimulationResult> simulate_program(const ProgramImage& image,
       outcome.name = name;
       outcome.status = session->load_method(name);
       outcome.buffers = session->buffers(name);
+      if (outcome.status.ok()) outcome.stand_ins = session->stand_ins(name);
       result.methods.push_back(std::move(outcome));
     }
     for (const std::string& name : names) {

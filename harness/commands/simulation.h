@@ -45,6 +45,9 @@ struct MethodOutcome {
   std::string name;
   Error status;  // Ok, or why load_method failed
   std::vector<BufferOutcome> buffers;
+  // What the engine lacks for it ("backend CoreMLBackend", "kernel aten::sin.out"): a placeholder
+  // stood in on the load path; executing it would fail.
+  std::vector<std::string> stand_ins;
 };
 
 struct SimulationResult {

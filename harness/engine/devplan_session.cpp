@@ -116,6 +116,11 @@ class DevplanSession final : public EngineSession {
     return e;
   }
 
+  std::vector<std::string> stand_ins(const std::string& name) override {
+    Result<Method*> method = module_.method(name);
+    return method.ok() ? (*method)->missing() : std::vector<std::string>();
+  }
+
   std::vector<BufferOutcome> buffers(const std::string& name) const override {
     std::vector<BufferOutcome> out;
     Result<const MethodPlan*> plan = module_.program()->method_plan(name);

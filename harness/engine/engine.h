@@ -67,6 +67,9 @@ class EngineSession {
   // The method's planned buffers; `allocated` reflects the last load_method.
   virtual std::vector<BufferOutcome> buffers(const std::string& name) const = 0;
   virtual Error unload_method(const std::string& name) = 0;
+  // What the loaded method needs and this engine lacks, each once ("backend CoreMLBackend",
+  // "kernel aten::sin.out"): a placeholder stood in for it, or nothing did (execution fails).
+  virtual std::vector<std::string> stand_ins(const std::string& name) = 0;
   // Loads the method if needed, sets its inputs (`devplan run --input` text; a missing tensor
   // input is ones, a missing primitive its recorded value), executes it once and reads every
   // output back to the host. `usage_error` is set when the failure is the caller's (bad input

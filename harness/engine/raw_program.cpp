@@ -19,12 +19,13 @@ const fb::Program* verified_program(Span<const uint8_t> bytes) {
 
 }  // namespace
 
-std::vector<std::string> delegate_ids(Span<const uint8_t> bytes) {
+std::vector<std::string> delegate_ids(Span<const uint8_t> bytes, const std::string& method) {
   std::vector<std::string> ids;
   const fb::Program* program = verified_program(bytes);
   if (program == nullptr || program->execution_plan() == nullptr) return ids;
   for (const auto* plan : *program->execution_plan()) {
     if (plan == nullptr || plan->delegates() == nullptr) continue;
+    if (!method.empty() && (plan->name() == nullptr || plan->name()->str() != method)) continue;
     for (const auto* d : *plan->delegates()) {
       if (d != nullptr && d->id() != nullptr) ids.push_back(d->id()->str());
     }

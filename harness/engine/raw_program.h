@@ -14,9 +14,9 @@
 
 namespace devplan::harness {
 
-// Every delegate id of every method, in order, duplicates included; empty when `bytes` is not
-// a readable program.
-std::vector<std::string> delegate_ids(Span<const uint8_t> bytes);
+// Every delegate id of every method (of `method` only, when given), in order, duplicates
+// included; empty when `bytes` is not a readable program.
+std::vector<std::string> delegate_ids(Span<const uint8_t> bytes, const std::string& method = "");
 
 // A method input or output whose memory the caller supplies on a device: a device-tagged
 // tensor without allocation info (skip-copy programs).

@@ -153,6 +153,9 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
                          {"allocated", b.allocated}});
     }
     method["buffers"] = std::move(buffers);
+    Json stand_ins = Json::array();
+    for (const std::string& s : m.stand_ins) stand_ins.push_back(s);
+    method["placeholders"] = std::move(stand_ins);
     methods.push_back(std::move(method));
   }
   doc["methods"] = std::move(methods);

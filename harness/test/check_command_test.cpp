@@ -127,7 +127,9 @@ TEST(CheckCommandTest, WhatExecutorchLoadsIsCheckedNotRefused) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
-            "aten::sum.IntList_out has no kernel\n");
+            "aten::sum.IntList_out has no kernel; operator aten::gt.Scalar_out has no kernel "
+            "(chain 0 instruction 1); operator aten::sub.out has no kernel (chain 0 instruction "
+            "6)\n");
 }
 
 // A kernel's scratch (planned memory no instruction writes, first used after the tensor around

@@ -59,7 +59,8 @@ TEST(ReportCommandTest, AMethodWithoutAKernelIsNotRunNotAnError) {
       r.out,
       HasSubstr(
           "mlp                                1  cpu:0=1                         0     "
-          "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out\n"))
+          "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out, "
+          "aten::addmm.out, aten::relu.out\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("  not run: forward: no backend BackendWithCompilerDemo\n"))
       << r.out;

@@ -171,7 +171,7 @@ TEST(SimulateCommandJsonTest, DeviceFixtureDocument) {
           R"("status":"ok","runtime":"devplan","device_memory":"unbacked","methods":[{"name":"forward",)"
           R"("status":"ok","buffers":[)"
           R"({"index":0,"size":32,"device":"cpu:0","allocated":true},)"
-          R"({"index":1,"size":48,"device":"cuda:0","allocated":true}]}],)"
+          R"({"index":1,"size":48,"device":"cuda:0","allocated":true}],"placeholders":[]}],)"
           R"("allocations":[{"seq":1,"device":"cuda:0","size":48,"alignment":16,"owner":"forward/buffer 1","freed":true}],)"
           R"("failed_allocations":[],"leaks":[],"misuse":[],)"
           R"("statistics":{"cuda:0":{"bytes":{"current":0,"peak":48,"total":48},)"

@@ -1,5 +1,6 @@
 #include <runtime_ext/executor/method.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -364,7 +365,58 @@ Result<bool> Method::jump_condition(int32_t index) const {
   return true;
 }
 
+std::vector<Method::Missing> Method::missing_steps() const {
+  std::vector<Missing> found;
+  std::vector<int32_t> seen_ops, seen_delegates;
+  for (size_t c = 0; c < chains_.size(); ++c) {
+    for (size_t pc = 0; pc < chains_[c].size(); ++pc) {
+      const Step& step = chains_[c][pc];
+      const InstructionInfo& instruction = *step.instruction;
+      if (instruction.kind == InstructionKind::KernelCall && step.kernel == nullptr &&
+          std::find(seen_ops.begin(), seen_ops.end(), instruction.op_index) == seen_ops.end()) {
+        seen_ops.push_back(instruction.op_index);
+        found.push_back({c, pc, false, plan_.operators[instruction.op_index].full_name()});
+      } else if (instruction.kind == InstructionKind::DelegateCall &&
+                 delegate_backends_[instruction.delegate_index] == nullptr &&
+                 std::find(seen_delegates.begin(), seen_delegates.end(),
+                           instruction.delegate_index) == seen_delegates.end()) {
+        seen_delegates.push_back(instruction.delegate_index);
+        found.push_back({c, pc, true, plan_.delegates[instruction.delegate_index].id});
+      }
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> Method::missing() const {
+  std::vector<std::string> names;
+  for (const Missing& m : missing_steps()) {
+    const std::string name = (m.backend ? "backend " : "kernel ") + m.name;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+Error Method::check_runnable() const {
+  // As ExecuTorch refuses to load such a method: nothing runs, and every missing operator and
+  // backend is named once, at its first instruction.
+  std::string message;
+  for (const Missing& m : missing_steps()) {
+    const InstructionInfo& instruction = *chains_[m.chain][m.pc].instruction;
+    const std::string what =
+        m.backend ? "delegate " + std::to_string(instruction.delegate_index) + " needs backend " +
+                        m.name + ", which is not registered"
+                  : "operator " + m.name + " has no kernel";
+    message += message.empty() ? where(m.chain, m.pc) + ": " + what
+                               : "; " + what + " (chain " + std::to_string(m.chain) +
+                                     " instruction " + std::to_string(m.pc) + ")";
+  }
+  if (message.empty()) return Error::success();
+  return Error(ErrorCode::OperatorMissing, message);
+}
+
 Error Method::execute() {
+  DEVPLAN_RETURN_IF_ERROR(check_runnable());
   uint64_t steps_run = 0;
   freed_.assign(values_.size(), 0);
   for (size_t c = 0; c < chains_.size(); ++c) {

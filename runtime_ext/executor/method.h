@@ -72,8 +72,11 @@ class Method {
   // True when value `index` is a runtime-bound device tensor that has no memory yet.
   bool needs_caller_memory(size_t index) const;
 
-  // Runs every chain's instructions in order.
+  // Runs every chain's instructions in order; OperatorMissing, before any runs, naming every
+  // operator without a kernel and every delegate without a backend (loading allows them).
   Error execute();
+  // What execute would name: "kernel aten::sin.out", "backend CoreMLBackend", each once.
+  std::vector<std::string> missing() const;
 
   // Output `i` as a value (a device output holds a device pointer).
   Result<const EValue*> get_output(size_t i) const;
@@ -98,6 +101,15 @@ class Method {
   Error init_tensor(size_t index, const TensorInfo& info, Tensor* out);
   Error init_delegates();
   Error init_steps();
+  // The first instruction of each operator without a kernel and each delegate without a backend.
+  struct Missing {
+    size_t chain = 0, pc = 0;
+    bool backend = false;  // else a kernel
+    std::string name;      // the operator's full name or the backend id
+  };
+  std::vector<Missing> missing_steps() const;
+  // OperatorMissing naming every operator without a kernel and every delegate without a backend.
+  Error check_runnable() const;
   Error run_step(size_t chain, size_t pc, const Step& step);
   Result<bool> jump_condition(int32_t index) const;
   std::string where(size_t chain, size_t pc) const;

@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/platform.h>
@@ -26,13 +29,15 @@ namespace {
 std::mutex g_mutex;  // guards everything below that is not atomic
 std::atomic<DeviceAllocator*> g_target{nullptr};
 std::vector<ExpectedBuffer> g_expected;
-std::string g_error_log;
+std::vector<std::string> g_error_log;  // each distinct line once, in order
 std::atomic<int> g_placeholders_enabled{0};
 
 void append_error(const std::string& line) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  if (!g_error_log.empty()) g_error_log += "; ";
-  g_error_log += line;
+  // ExecuTorch logs a missing kernel at every instruction that names it: once says it.
+  if (std::find(g_error_log.begin(), g_error_log.end(), line) == g_error_log.end()) {
+    g_error_log.push_back(line);
+  }
 }
 
 // ExecuTorch's log lines: errors are kept for the harness's messages; a fatal line (an abort
@@ -200,7 +205,8 @@ std::vector<ExpectedBuffer> take_expected_buffers() {
 std::string take_error_log() {
   std::lock_guard<std::mutex> lock(g_mutex);
   std::string out;
-  out.swap(g_error_log);
+  for (const std::string& line : g_error_log) out += (out.empty() ? "" : "; ") + line;
+  g_error_log.clear();
   return out;
 }
 
@@ -219,6 +225,15 @@ Error ensure_placeholder_backend(const std::string& id) {
                      "' in ExecuTorch's backend table: " + take_error_log());
   }
   return Error::success();
+}
+
+bool is_placeholder_backend(const std::string& id) {
+  install();
+  const et::BackendInterface* backend = et::get_backend_class(id.c_str());
+  for (const PlaceholderBackend& p : placeholders()) {
+    if (backend == &p) return true;
+  }
+  return false;
 }
 
 ScopedPlaceholders::ScopedPlaceholders() { ++g_placeholders_enabled; }

@@ -66,6 +66,8 @@ std::string take_error_log();
 // that initialises only while placeholders are enabled and never executes (both errors name
 // it). Error when ExecuTorch's backend table is full.
 Error ensure_placeholder_backend(const std::string& id);
+// True when backend `id` is one of devplan's placeholders, not a real backend.
+bool is_placeholder_backend(const std::string& id);
 // Enables placeholders for this object's lifetime (simulate's load path).
 class ScopedPlaceholders {
  public:

@@ -1,6 +1,7 @@
 // The ExecuTorch engine: ExecuTorch 1.5.1's own Module (libexecutorch.so from the PyPI wheel)
 // over the program bytes, its device buffers allocated through executorch_bridge's router
 // and adaptor into the DeviceEnvironment's allocator.
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -25,10 +26,24 @@ using ::executorch::extension::BufferDataLoader;
 using ::executorch::extension::module::Module;
 
 // A devplan Error for ExecuTorch's `e`, with what was being done and ExecuTorch's error lines.
+// "ExecuTorch: load_method('forward') failed: <its log lines>". A missing operator is named
+// first, each once, as devplan's engine names it ("operator X has no kernel"), then the log.
 Error from_et(et::Error e, const std::string& what) {
   std::string message = "ExecuTorch: " + what + " failed";
   const std::string log = bridge::take_error_log();
-  if (!log.empty()) message += ": " + log;
+  std::vector<std::string> missing;
+  const std::string marker = "Missing operator: [";
+  for (size_t at = log.find(marker); at != std::string::npos; at = log.find(marker, at + 1)) {
+    const size_t name = log.find("] ", at);
+    if (name == std::string::npos) break;
+    const size_t end = log.find(';', name);
+    std::string op = log.substr(name + 2, end == std::string::npos ? end : end - name - 2);
+    if (std::find(missing.begin(), missing.end(), op) == missing.end()) missing.push_back(op);
+  }
+  for (size_t i = 0; i < missing.size(); ++i) {
+    message += (i == 0 ? ": " : "; ") + ("operator " + missing[i] + " has no kernel");
+  }
+  if (!log.empty()) message += (missing.empty() ? ": " : "; ExecuTorch's log: ") + log;
   return Error(static_cast<ErrorCode>(static_cast<uint32_t>(e)), message);
 }
 
@@ -131,6 +146,19 @@ class ExecutorchSession final : public EngineSession {
     if (it != buffers_.end()) return it->second;
     Result<std::vector<BufferOutcome>> planned = planned_buffers(name);
     return planned.ok() ? *planned : std::vector<BufferOutcome>();
+  }
+
+  // ExecuTorch loads no method that lacks a kernel, so only placeholder backends stand in.
+  std::vector<std::string> stand_ins(const std::string& name) override {
+    std::vector<std::string> out;
+    for (const std::string& id : delegate_ids(bytes_.bytes(), name)) {
+      const std::string text = "backend " + id;
+      if (bridge::is_placeholder_backend(id) &&
+          std::find(out.begin(), out.end(), text) == out.end()) {
+        out.push_back(text);
+      }
+    }
+    return out;
   }
 
   Error unload_method(const std::string& name) override {

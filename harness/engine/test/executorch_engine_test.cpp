@@ -260,7 +260,8 @@ TEST_F(ExecutorchEngine, SimulateLoadsAProgramWhoseBackendNobodyHasButRunRefuses
       testing::run(&simulate_command, {upstream("device_add.pte"), "--runtime", "executorch"});
   EXPECT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_THAT(sim.out,
-              HasSubstr("runtime: executorch\ndevice memory: unbacked\nmethod forward: loaded\n"))
+              HasSubstr("runtime: executorch\ndevice memory: unbacked\nmethod forward: loaded with "
+                        "placeholders for backend BackendWithCompilerDemo (it cannot run here)\n"))
       << sim.out;
   EXPECT_THAT(sim.out, HasSubstr("  #1 cuda:0 384 B align 8 owner forward/buffer 1  freed\n"))
       << sim.out;

@@ -362,7 +362,7 @@ TEST_F(MethodTest, JumpFalseAndMove) {
   int32_t no = b.add_bool(false);
   int32_t slot = b.add_null();
   b.add_jump_false(no, 2);                              // 0: skip instruction 1
-  b.add_kernel_call("aten::sub", "out", {x});           // 1: would be OperatorMissing
+  b.add_kernel_call("aten::mul", "out", {x, x, x, x});  // 1: x = x * x (skipped)
   b.add_kernel_call("aten::mul", "out", {x, x, y, y});  // 2: y = x * x
   b.add_move(y, slot);                                  // 3
   b.set_inputs({x});
@@ -377,6 +377,38 @@ TEST_F(MethodTest, JumpFalseAndMove) {
   int64_t out = 0;
   ASSERT_TRUE((*m)->copy_output_to_host(0, &out, 8).ok());
   EXPECT_EQ(out, 49);
+}
+
+// As ExecuTorch refuses to load such a method, nothing runs: every operator without a kernel and
+// every delegate without a backend is named once, at its first instruction, even one a jump skips.
+TEST_F(MethodTest, ExecuteNamesEveryMissingKernelAndBackendOnceBeforeRunning) {
+  MethodBuilder b("forward");
+  uint32_t buf = b.add_buffer(32);
+  int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 0);
+  int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 16);
+  int32_t no = b.add_bool(false);
+  b.add_kernel_call("aten::mul", "out", {x, x, y, y});  // 0: runs fine
+  b.add_jump_false(no, 3);                              // 1: skips instruction 2
+  b.add_kernel_call("aten::sin", "out", {x, y, y});     // 2
+  b.add_kernel_call("aten::cos", "out", {x, y, y});     // 3
+  b.add_kernel_call("aten::sin", "out", {y, x, x});     // 4: named already
+  b.add_delegate_call(b.add_delegate("AbsentBackend", {1}), {x, y});  // 5
+  b.set_inputs({x});
+  b.set_outputs({y});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  HostTensor<int64_t> in({1}, {3});
+  ASSERT_TRUE((*m)->set_input(0, in.value).ok());
+  const Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::OperatorMissing);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 2: operator aten::sin.out has no kernel; "
+            "operator aten::cos.out has no kernel (chain 0 instruction 3); delegate 0 needs "
+            "backend AbsentBackend, which is not registered (chain 0 instruction 5)");
+  EXPECT_EQ((*m)->missing(),
+            (std::vector<std::string>{"kernel aten::sin.out", "kernel aten::cos.out",
+                                      "backend AbsentBackend"}));
 }
 
 TEST_F(MethodTest, EndlessJumpStopsAtTheStepLimit) {

@@ -103,6 +103,11 @@ TEST(ProgramLoadTest, OtherIdentifiersAreNotPrograms) {
   lower[4] = 'e';
   EXPECT_EQ(load_error(lower).message(),
             "not a program: file identifier is 'eT12' (expected 'ET12')");
+  // ExecuTorch's external data file is named for what it is.
+  std::vector<uint8_t> ptd = {16, 0, 0, 0, 'F', 'T', '0', '1', 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(load_error(ptd).message(),
+            "not a program: a .ptd data file (FlatTensor, file identifier 'FT01') that holds "
+            "constants of a program; give the program (.pte) that uses it");
 }
 
 // Printable bytes show as they are, from the space up to '~', except the backslash and the
