@@ -141,8 +141,10 @@ if(TARGET devplan_schema)
   install(FILES
     ${PROJECT_BINARY_DIR}/runtime_ext/schema/generated/runtime_ext/schema/program_generated.h
     ${PROJECT_BINARY_DIR}/runtime_ext/schema/generated/runtime_ext/schema/bundled_program_generated.h
+    ${PROJECT_BINARY_DIR}/runtime_ext/schema/generated/runtime_ext/schema/flat_tensor_generated.h
     ${PROJECT_SOURCE_DIR}/runtime_ext/schema/program.fbs
     ${PROJECT_SOURCE_DIR}/runtime_ext/schema/bundled_program.fbs
+    ${PROJECT_SOURCE_DIR}/runtime_ext/schema/flat_tensor.fbs
     DESTINATION ${DEVPLAN_INSTALL_INCLUDEDIR}/runtime_ext/schema)
 endif()
 

@@ -19,12 +19,11 @@ cmake --build --preset default -j "$jobs" --target devplan devplan_fixture_progr
 
 upstream=fixtures/executorch/upstream-1.5.1
 exported=fixtures/executorch/exporter
-# Not wild_external_data.pte in the reports: its constants are in wild_external_data.ptd, and
-# no command takes a data file yet (`--data`, open in issue 39); both engines refuse to run it
-# without one, as ExecuTorch does. The budget records that it does not load.
-runnable_exported=$(ls "$exported"/*.pte | grep -v wild_external_data.pte)
-build/bin/devplan report --out build/report \
-  build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte $runnable_exported \
+# wild_external_data.pte keeps its constants in a data file: every program is given it (the
+# others have no external tensor and ignore it).
+data=(--data "$exported"/wild_external_data.ptd)
+build/bin/devplan report --out build/report "${data[@]}" \
+  build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte "$exported"/*.pte \
   "$exported"/*.bpte
 
 if [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" != 1 ]; then
@@ -34,16 +33,16 @@ if [ "${DEVPLAN_SKIP_EXECUTORCH:-0}" != 1 ]; then
   # device memory (a finding that ExecutorchFindings.AnInitialValueOnADeviceIsWrittenByTheHost
   # pins; `devplan simulate --runtime executorch` on it shows it). Both in
   # docs/executorch-divergences.md.
-  build/bin/devplan report --runtime executorch --out build/report-executorch \
+  build/bin/devplan report --runtime executorch --out build/report-executorch "${data[@]}" \
     $(ls build/fixtures/programs/*.pte | grep -v model_scale_64gib.pte) fixtures/executorch/add.pte \
     "$upstream"/*.pte \
-    $(echo "$runnable_exported" | grep -v devplan_legacy.pte) "$exported"/*.bpte
+    $(ls "$exported"/*.pte | grep -v devplan_legacy.pte) "$exported"/*.bpte
 fi
 
 # The memory budget: planned and peak device bytes, what a load allocates under each engine,
 # the plans' ratio to their bounds. A failure names what grew and prints the command that
 # records the new figures (review the diff of fixtures/budget.json before committing it).
 echo
-build/bin/devplan budget check fixtures/budget.json \
+build/bin/devplan budget check fixtures/budget.json "${data[@]}" \
   build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte "$exported"/*.pte \
   "$exported"/*.bpte

@@ -84,6 +84,8 @@ std::string write_budget(const Budget& budget);
 
 // Measures one program: its figures and a load of each method under every engine this build
 // has. Errors: the program does not load or a method does not validate.
-Result<BudgetProgram> measure_program(const std::string& file);
+// `data`: the data files (.ptd) the programs' external tensors are in (--data).
+Result<BudgetProgram> measure_program(const std::string& file,
+                                      const std::vector<std::string>& data = {});
 
 }  // namespace devplan::harness

@@ -83,14 +83,16 @@ std::string compare_output(const OutputValues& actual, const BundledValue& expec
   }
   Result<std::vector<std::string>> want = expected_values(expected);
   if (!want.ok()) return name + ": " + want.error().message();
-  if (want->size() != actual.values.size()) {
-    return name + ": " + std::to_string(actual.values.size()) + " elements, expected " +
+  Result<std::vector<std::string>> got = output_texts(actual);
+  if (!got.ok()) return name + ": " + got.error().message();
+  if (want->size() != got->size()) {
+    return name + ": " + std::to_string(got->size()) + " elements, expected " +
            std::to_string(want->size());
   }
   const bool floating = expected.tag == ValueTag::Double ||
                         (expected.tag == ValueTag::Tensor && is_floating_dtype(expected.dtype));
   for (size_t i = 0; i < want->size(); ++i) {
-    const std::string& a = actual.values[i];
+    const std::string& a = (*got)[i];
     const std::string& e = (*want)[i];
     const std::string where = name + " element " + std::to_string(i) + ": " + a + ", expected " + e;
     if (!floating) {

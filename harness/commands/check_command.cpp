@@ -1,9 +1,11 @@
-// devplan check FILE.pte [--budget-steps N] [--json]
+// devplan check FILE.pte [--data FILE.ptd]... [--budget-steps N] [--json]
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/planner_command_args.h>
+#include <harness/commands/program_summary.h>
 #include <harness/commands/replan.h>
+#include <harness/engine/data_files.h>
 #include <harness/report/json_reports.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
@@ -31,7 +33,7 @@ std::string above_text(uint64_t size, uint64_t bound) {
 }
 
 void print_text(std::ostream& out, const std::string& file, const std::vector<MethodCheck>& checks,
-                const std::vector<std::vector<BufferOptimum>>& optimums) {
+                const std::vector<std::vector<BufferOptimum>>& optimums, const CheckedData* data) {
   out << "file: " << file << "\n";
   size_t overlaps = 0, violations = 0;
   for (size_t mi = 0; mi < checks.size(); ++mi) {
@@ -56,10 +58,21 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
     }
     for (const std::string& warning : m.warnings) out << "  warning: " << warning << "\n";
     for (const std::string& note : m.notes) out << "  note: " << note << "\n";
+    if (data != nullptr && mi < data->methods.size()) {
+      for (const ValueSummary& v : data->methods[mi].external) {
+        out << "  data: value " << v.value_index << " '" << v.fully_qualified_name << "' "
+            << v.external_data << "\n";
+      }
+    }
     for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
     for (const DeviceViolation& d : m.device_violations) out << "  DEVICE " << d.message << "\n";
     overlaps += m.overlaps.size();
     violations += m.device_violations.size();
+  }
+  if (data != nullptr && data->files != nullptr) {
+    for (const DataFiles::Owned& f : data->files->files()) {
+      out << "data file: " << data_file_summary(f.file) << "\n";
+    }
   }
   std::string verdict;
   if (overlaps > 0) verdict = std::to_string(overlaps) + " overlaps";
@@ -98,8 +111,25 @@ Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
   return checks;
 }
 
+namespace {
+
+// With --data: the files, and where each external tensor's data is.
+Result<CheckedData> checked_data(const std::string& file, const std::vector<std::string>& paths) {
+  CheckedData data;
+  if (paths.empty()) return data;
+  DEVPLAN_ASSIGN_OR_RETURN(std::shared_ptr<const DataFiles> files, map_data_files(paths));
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
+  DEVPLAN_ASSIGN_OR_RETURN(data.methods, summarize_program(program, files.get()));
+  data.owner = std::move(files);
+  data.files = data.owner.get();
+  return data;
+}
+
+}  // namespace
+
 int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file;
+  std::vector<std::string> data_paths;
   bool json = false;
   int64_t budget_steps = -1;
   std::unique_ptr<CLI::App> app =
@@ -107,6 +137,7 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
                             "Find planned tensors that share bytes while both are live, and "
                             "tensors whose device does not match their buffer's.");
   add_program_argument(*app, file);
+  add_data_option(*app, data_paths);
   add_json_flag(*app, json);
   add_budget_steps_option(*app, &budget_steps,
                           "the exact search's budget per buffer for the optimum, in search nodes "
@@ -116,8 +147,10 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   Result<std::vector<std::vector<BufferOptimum>>> optimums =
       checks.ok() ? buffer_optimums(file, budget_steps)
                   : Result<std::vector<std::vector<BufferOptimum>>>(checks.error());
-  if (!optimums.ok()) {
-    const Error error = optimums.error().with_context(file);
+  Result<CheckedData> data = optimums.ok() ? checked_data(file, data_paths)
+                                           : Result<CheckedData>(optimums.error());
+  if (!data.ok()) {
+    const Error error = data.error().with_context(file);
     if (json) {
       out << error_json(error) << "\n";
     } else {
@@ -128,9 +161,9 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   size_t findings = 0;
   for (const MethodCheck& m : *checks) findings += m.overlaps.size() + m.device_violations.size();
   if (json) {
-    out << check_json(file, *checks, *optimums) << "\n";
+    out << check_json(file, *checks, *optimums, data->files ? &*data : nullptr) << "\n";
   } else {
-    print_text(out, file, *checks, *optimums);
+    print_text(out, file, *checks, *optimums, data->files ? &*data : nullptr);
   }
   return findings == 0 ? cli::kExitOk : cli::kExitFinding;
 }

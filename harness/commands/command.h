@@ -66,7 +66,8 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
                               const std::vector<std::string>& inputs, bool* usage_error,
                               DeviceKind device = DeviceKind::Simulated,
                               RuntimeKind runtime = RuntimeKind::Devplan,
-                              const MemoryCeilings& ceilings = MemoryCeilings());
+                              const MemoryCeilings& ceilings = MemoryCeilings(),
+                              const std::vector<std::string>& data_paths = {});
 
 // Loads the program in `path` from a memory-mapped file, read in place (no copy of the bytes). The
 // errors of MmapDataLoader::open, then Program::load's.

@@ -23,6 +23,14 @@ CLI::Option* add_runtime_option(CLI::App& app, RuntimeKind& runtime) {
       ->check(cli::checked_by(&parse_runtime_kind));
 }
 
+CLI::Option* add_data_option(CLI::App& app, std::vector<std::string>& paths) {
+  return cli::add_repeated_option(app, "--data", paths,
+                                  "a data file (.ptd) holding external tensors of the program "
+                                  "(its constants kept outside it); repeat for several, as "
+                                  "ExecuTorch's Module(program, data_files)")
+      ->type_name("FILE.ptd");
+}
+
 Result<UnloadBug> parse_injected_bug(const std::string& text) {
   const Result<UnloadBug> bug = parse_unload_bug(text);
   if (!bug.ok() || *bug == UnloadBug::None) {

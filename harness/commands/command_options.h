@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <harness/cli/command_line.h>
 #include <harness/commands/device_environment.h>
@@ -33,6 +34,9 @@ Result<double> parse_percent(const std::string& text);
 // `name` PCT, checked by parse_percent, stored in `pct`.
 CLI::Option* add_percent_option(CLI::App& app, const std::string& name, std::optional<double>& pct,
                                 const std::string& description);
+
+// --data FILE.ptd, repeatable: the data files that hold the program's external tensors.
+CLI::Option* add_data_option(CLI::App& app, std::vector<std::string>& paths);
 
 // --device simulated|cuda (default simulated).
 CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device);

@@ -1,8 +1,11 @@
-// devplan inspect FILE [--json]
+// devplan inspect FILE [--data FILE.ptd]... [--json]
+// FILE may be a data file (.ptd): its tensors and segments are listed.
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/program_summary.h>
+#include <harness/engine/data_files.h>
+#include <harness/engine/program_image.h>
 #include <harness/report/json_reports.h>
 
 namespace devplan::harness {
@@ -16,7 +19,9 @@ void print_values(std::ostream& out, const char* label, const std::vector<ValueS
     out << "    value " << v.value_index << ": " << describe_value(v);
     if (v.tag == ValueTag::Tensor) out << ", " << v.storage;
     if (v.tag == ValueTag::Tensor && v.storage == "external") {
-      out << " '" << v.fully_qualified_name << "' (data in a separate .ptd file, not planned)";
+      out << " '" << v.fully_qualified_name << "' ";
+      out << (v.external_data.empty() ? "(data in a separate .ptd file, not planned)"
+                                      : v.external_data);
     }
     if (v.legacy_host) {
       out << " in host buffer " << v.buffer_index << " (legacy planning: host memory)";
@@ -57,29 +62,81 @@ void print_text(std::ostream& out, const std::string& file,
   }
 }
 
+// "data file: x.ptd (FlatTensor version 0, 524 bytes)", its segments and tensors.
+void print_data_file(std::ostream& out, const DataFile& f) {
+  out << "data file: " << f.name() << " (FlatTensor version " << f.version() << ", "
+      << cli::format_bytes(f.file_size()) << ")\n";
+  out << "segments: " << f.segments().size() << ", " << cli::format_bytes(f.segment_data_size())
+      << " from offset " << f.segment_base_offset() << "\n";
+  for (size_t i = 0; i < f.segments().size(); ++i) {
+    out << "  segment " << i << ": offset " << f.segments()[i].offset << ", "
+        << cli::format_bytes(f.segments()[i].size) << "\n";
+  }
+  out << "tensors: " << f.entries().size() << "\n";
+  for (const DataEntry& e : f.entries()) {
+    out << "  '" << e.key << "': ";
+    if (e.has_layout) {
+      out << scalar_type_name(e.dtype) << "[";
+      for (size_t i = 0; i < e.sizes.size(); ++i) out << (i ? ", " : "") << e.sizes[i];
+      out << "]";
+    } else {
+      out << "data (no tensor layout)";
+    }
+    out << ", " << cli::format_bytes(f.data(e).size()) << ", segment " << e.segment << " at "
+        << f.segments()[e.segment].offset << ", aligned to " << f.alignment(e) << "\n";
+  }
+}
+
+// Whether the file at `path` carries the FlatTensor identifier (false when it cannot be read:
+// the program path then reports the error).
+bool looks_like_data_file(const std::string& path) {
+  Result<ProgramImage> image = ProgramImage::map(path);
+  return image.ok() && is_data_file(image->file_bytes());
+}
+
 }  // namespace
 
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file;
+  std::vector<std::string> data;
   bool json = false;
   std::unique_ptr<CLI::App> app = cli::make_command_app(
-      "inspect", "Show a program's methods, planned buffers and their devices.");
+      "inspect",
+      "Show a program's methods, planned buffers and their devices, or a data file's tensors.");
   add_program_argument(*app, file);
+  add_data_option(*app, data);
   add_json_flag(*app, json);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
-  Result<Program> program = load_program_file(file);
-  Result<std::vector<MethodSummary>> methods =
-      program.ok() ? summarize_program(*program)
-                   : Result<std::vector<MethodSummary>>(program.error());
-  if (!methods.ok()) {
-    const Error error = methods.error().with_context(file);
+  auto fail = [&](const Error& error) {
     if (json) {
       out << error_json(error) << "\n";
     } else {
       err << "devplan inspect: " << error.to_string() << "\n";
     }
     return cli::kExitError;
+  };
+  if (looks_like_data_file(file)) {
+    if (!data.empty()) {
+      return cli::usage_error(*app, file + " is a data file (.ptd), not a program: --data goes "
+                                    "with a program", err);
+    }
+    Result<std::shared_ptr<const DataFiles>> files = map_data_files({file});
+    if (!files.ok()) return fail(files.error());
+    const DataFile& f = (*files)->files()[0].file;
+    if (json) {
+      out << data_file_json(f) << "\n";
+    } else {
+      print_data_file(out, f);
+    }
+    return cli::kExitOk;
   }
+  Result<std::shared_ptr<const DataFiles>> files = map_data_files(data);
+  if (!files.ok()) return fail(files.error());
+  Result<Program> program = load_program_file(file);
+  Result<std::vector<MethodSummary>> methods =
+      program.ok() ? summarize_program(*program, files->get())
+                   : Result<std::vector<MethodSummary>>(program.error());
+  if (!methods.ok()) return fail(methods.error().with_context(file));
   if (json) {
     out << inspect_json(file, *methods) << "\n";
   } else {

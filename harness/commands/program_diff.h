@@ -37,6 +37,7 @@ struct DiffOptions {
   std::optional<RuntimeKind> runtime;        // --runtime: also compare the loads' ledgers
   std::optional<double> fail_on_growth_pct;  // --fail-on-growth PCT
   int64_t budget_steps = -1;                 // the exact search's budget for the optimum
+  std::vector<std::string> data_paths;       // --data: data files (.ptd), for both programs
 };
 
 struct Change {

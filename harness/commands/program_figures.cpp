@@ -63,10 +63,11 @@ Result<MethodFigures> method_figures(const MethodPlan& plan, const MethodSummary
 // Loads, unloads and destroys one method on simulated devices and counts what it allocated.
 // Only a program the engine cannot simulate at all is an error.
 Result<LoadFigures> load_method(const ProgramImage& image, const std::string& method,
-                                RuntimeKind runtime) {
+                                RuntimeKind runtime, const std::vector<std::string>& data) {
   SimulationOptions options;
   options.methods = {method};
   options.runtime = runtime;
+  options.data_paths = data;
   Result<SimulationResult> simulated = simulate_program(image, options);
   LoadFigures load;
   load.method = method;
@@ -126,9 +127,10 @@ Result<LoadFigures> load_from_json(const Json& j, const std::string& method) {
 // load_method under ExecuTorch, in a child process: ExecuTorch aborts on some programs, and
 // writes some device tensors' initial values with the host (a fault on simulated device
 // memory). Such a crash is the load's failure.
-Result<LoadFigures> load_method_isolated(const ProgramImage& image, const std::string& method) {
+Result<LoadFigures> load_method_isolated(const ProgramImage& image, const std::string& method,
+                                         const std::vector<std::string>& data) {
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = write_json(load_json(load_method(image, method, RuntimeKind::Executorch)));
+    *out = write_json(load_json(load_method(image, method, RuntimeKind::Executorch, data)));
     return 0;
   });
   if (child.started && !child.signaled() && child.exit_code == 0) {
@@ -181,13 +183,14 @@ Result<ProgramFigures> program_figures(const std::string& file, int64_t budget_s
 
 Result<std::vector<LoadFigures>> load_figures(const std::string& file,
                                               const std::vector<std::string>& methods,
-                                              RuntimeKind runtime) {
+                                              RuntimeKind runtime,
+                                              const std::vector<std::string>& data) {
   DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
   std::vector<LoadFigures> loads;
   for (const std::string& method : methods) {
     DEVPLAN_ASSIGN_OR_RETURN(LoadFigures load, runtime == RuntimeKind::Executorch
-                                                   ? load_method_isolated(image, method)
-                                                   : load_method(image, method, runtime));
+                                                   ? load_method_isolated(image, method, data)
+                                                   : load_method(image, method, runtime, data));
     loads.push_back(std::move(load));
   }
   return loads;

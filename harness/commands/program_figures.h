@@ -75,9 +75,11 @@ struct LoadFigures {
 // unloads it and destroys the Module, under `runtime`. A method the engine cannot load, a
 // program it refuses, or (under ExecuTorch, which runs in a child process) a crash, is that
 // method's failed load (LoadFigures::status). Errors only for a file that cannot be mapped.
+// `data`: the data files (.ptd) of the program's external tensors (--data).
 Result<std::vector<LoadFigures>> load_figures(const std::string& file,
                                               const std::vector<std::string>& methods,
-                                              RuntimeKind runtime);
+                                              RuntimeKind runtime,
+                                              const std::vector<std::string>& data = {});
 
 // The engines this build has: devplan, and executorch when it was built with it.
 std::vector<RuntimeKind> built_runtimes();

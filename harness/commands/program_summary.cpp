@@ -25,7 +25,7 @@ ValueSummary summarize_value(const MethodPlan& plan, int32_t index) {
   return s;
 }
 
-MethodSummary summarize_method(const MethodPlan& plan) {
+MethodSummary summarize_method(const MethodPlan& plan, const DataFiles* data) {
   MethodSummary m;
   m.name = plan.name;
   m.num_values = plan.values.size();
@@ -50,7 +50,15 @@ MethodSummary summarize_method(const MethodPlan& plan) {
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValueInfo& value = plan.values[v];
     if (value.tag == ValueTag::Tensor && value.tensor.storage == TensorStorage::External) {
-      m.external.push_back(summarize_value(plan, static_cast<int32_t>(v)));
+      ValueSummary s = summarize_value(plan, static_cast<int32_t>(v));
+      if (data != nullptr) {
+        Result<ExternalTensorData> found = resolve_external_tensor(data, value.tensor);
+        s.external_found = found.ok();
+        s.external_data = found.ok() ? "in " + found->file->name() + ", " +
+                                           format_bytes(found->data.size())
+                                     : found.error().message();
+      }
+      m.external.push_back(std::move(s));
     }
   }
   return m;
@@ -74,11 +82,12 @@ const char* tensor_storage_name(TensorStorage storage) {
   return "unknown";
 }
 
-Result<std::vector<MethodSummary>> summarize_program(const Program& program) {
+Result<std::vector<MethodSummary>> summarize_program(const Program& program,
+                                                     const DataFiles* data) {
   std::vector<MethodSummary> methods;
   for (size_t i = 0; i < program.num_methods(); ++i) {
     DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
-    methods.push_back(summarize_method(*plan));
+    methods.push_back(summarize_method(*plan, data));
   }
   return methods;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <runtime_ext/program/data_file.h>
 #include <runtime_ext/program/program.h>
 
 namespace devplan::harness {
@@ -34,6 +35,10 @@ struct ValueSummary {
   uint32_t buffer_index = 0;
   bool legacy_host = false;
   std::string fully_qualified_name;  // may be empty
+  // External tensors, when data files were given: where the data is ("in w.ptd, 48 B") or why
+  // it cannot be used (resolve_external_tensor's message); else empty.
+  std::string external_data;
+  bool external_found = false;
 };
 
 struct MethodSummary {
@@ -54,8 +59,10 @@ struct MethodSummary {
 // loader allocates them all at load_method and frees them at unload, so this is the peak.
 std::map<Device, uint64_t> peak_device_bytes(const MethodSummary& method);
 
-// Summaries of every method, or the first method's validation error (naming the method).
-Result<std::vector<MethodSummary>> summarize_program(const Program& program);
+// Summaries of every method, or the first method's validation error (naming the method). With
+// `data` (--data), each external tensor says where its data is.
+Result<std::vector<MethodSummary>> summarize_program(const Program& program,
+                                                     const DataFiles* data = nullptr);
 
 // "planned", "planned-with-initial-value", "runtime-bound", "constant".
 const char* tensor_storage_name(TensorStorage storage);

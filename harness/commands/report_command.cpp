@@ -12,6 +12,7 @@
 #include <harness/fuzz/fuzz_campaign.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
+#include <harness/report/json_reports.h>
 #include <harness/report/junit.h>
 #include <harness/report/timeline_svg.h>
 #include <runtime_ext/analysis/plan_check.h>
@@ -22,6 +23,7 @@
 #include <iostream>
 
 #include <harness/engine/child_process.h>
+#include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
 #include <filesystem>
 #include <map>
@@ -193,7 +195,7 @@ void report_test_sets(const std::string& file, const BundledProgram& bundle, Run
 }
 
 ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime,
-                          const MemoryCeilings& ceilings) {
+                          const MemoryCeilings& ceilings, const std::vector<std::string>& data) {
   ProgramRow row;
   row.name = base_name(file);
   Result<ProgramImage> image = ProgramImage::map(file);
@@ -216,6 +218,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
   SimulationOptions simulation;
   simulation.runtime = runtime;
   simulation.ceilings = ceilings;
+  simulation.data_paths = data;
   Result<SimulationResult> sim = simulate_program(*image, simulation);
   if (sim.ok()) {
     row.allocations = sim->allocations.size();
@@ -233,7 +236,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
     }
     bool usage_error = false;
     Result<RunReport> run =
-        run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime, ceilings);
+        run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime, ceilings, data);
     if (!run.ok()) {
       const std::string missing = missing_capability(run.error());
       if (!missing.empty()) {
@@ -261,10 +264,12 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
 // abort becomes the row's error and a misuse finding.
 ProgramRow report_program_isolated(const std::string& file, const std::string& out_dir,
                                    RuntimeKind runtime, const MemoryCeilings& ceilings,
-                                   std::ostream& err) {
-  if (runtime != RuntimeKind::Executorch) return report_program(file, out_dir, runtime, ceilings);
+                                   const std::vector<std::string>& data, std::ostream& err) {
+  if (runtime != RuntimeKind::Executorch) {
+    return report_program(file, out_dir, runtime, ceilings, data);
+  }
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = write_json(row_json(report_program(file, out_dir, runtime, ceilings)));
+    *out = write_json(row_json(report_program(file, out_dir, runtime, ceilings, data)));
     std::cerr.flush();
     return 0;
   });
@@ -298,6 +303,7 @@ struct ReportCommandLine {
   CampaignOptions fuzz;
   RuntimeKind runtime = RuntimeKind::Devplan;
   MemoryCeilings ceilings;  // for the run step (host-backed); simulation is unbacked
+  std::vector<std::string> data;  // --data: data files (.ptd) of the programs
   bool json = false;
   std::string junit;
 };
@@ -322,6 +328,7 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
       ->type_name("S")
       ->transform(cli::decimal_validator());
   add_runtime_option(*app, c.runtime);
+  add_data_option(*app, c.data);
   add_memory_ceiling_options(*app, c.ceilings);
   add_json_flag(*app, c.json);
   app->add_option("--junit", c.junit, "also write JUnit XML: one case per program, one for fuzz")
@@ -332,6 +339,7 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
 // Everything a report says, computed once and then printed as text, JSON or JUnit.
 struct ReportOutcome {
   std::vector<ProgramRow> rows;
+  std::shared_ptr<const DataFiles> data_files;  // --data, read once to be counted
   CampaignResult campaign;
   size_t findings = 0;          // program findings plus a failed fuzz case
   size_t program_findings = 0;  // leaks, misuse and overlaps in the programs
@@ -382,6 +390,10 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
     for (const std::string& text : r.not_run) out << "  not run: " << text << "\n";
     for (const std::string& text : r.write_errors) out << "  cannot write: " << text << "\n";
   }
+  for (const DataFiles::Owned& f : o.data_files ? o.data_files->files()
+                                                 : std::vector<DataFiles::Owned>()) {
+    out << "data file: " << data_file_summary(f.file) << "\n";
+  }
   out << o.rows.size() << " programs, " << o.total_allocations
       << " device allocations, all freed: " << (o.program_findings == 0 ? "yes" : "NO") << "\n";
   if (c.fuzz.max_cases > 0) {
@@ -408,6 +420,7 @@ std::string report_json(const ReportCommandLine& c, const ReportOutcome& o) {
   Json programs = Json::array();
   for (const ProgramRow& r : o.rows) programs.push_back(row_json(r));
   doc["programs"] = std::move(programs);
+  if (o.data_files != nullptr) doc["data_files"] = data_files_json(*o.data_files);
   doc["device_allocations"] = o.total_allocations;
   doc["all_freed"] = o.program_findings == 0;
   if (c.fuzz.max_cases > 0) {
@@ -465,8 +478,15 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   const auto start = std::chrono::steady_clock::now();
   ReportOutcome o;
+  Result<std::shared_ptr<const DataFiles>> data = map_data_files(c.data);
+  if (!data.ok()) {
+    err << "devplan report: --data: " << data.error().to_string() << "\n";
+    return cli::kExitError;
+  }
+  o.data_files = *data;
   for (const std::string& file : c.files) {
-    o.rows.push_back(report_program_isolated(file, c.out_dir, c.runtime, c.ceilings, err));
+    o.rows.push_back(
+        report_program_isolated(file, c.out_dir, c.runtime, c.ceilings, c.data, err));
   }
   if (c.fuzz.max_cases > 0) o.campaign = run_campaign(c.fuzz, {});
   for (const ProgramRow& r : o.rows) {

@@ -6,9 +6,11 @@
 #include <harness/commands/command_options.h>
 #include <harness/commands/device_environment.h>
 #include <harness/commands/memory_ceilings.h>
+#include <harness/commands/output_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/tensor_values.h>
 #include <harness/engine/child_process.h>
+#include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
 
 #include <harness/json/json.h>
@@ -29,7 +31,9 @@ struct RunCommandLine {
   std::string file;
   std::string method;
   std::vector<std::string> inputs;
+  std::vector<std::string> data;  // --data FILE.ptd
   bool json = false;
+  bool full = false;  // every element of every output, however many
   DeviceKind device = DeviceKind::Simulated;
   RuntimeKind runtime = RuntimeKind::Devplan;
   MemoryCeilings ceilings;  // device memory is host-backed: execution reads and writes it
@@ -46,6 +50,11 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
                            "row-major order, or one number that fills the whole tensor; inputs "
                            "not given are ones")
       ->type_name("VALUES");
+  app->add_flag("--full", c.full,
+                "print every element of every output (by default a tensor of more than 4096 "
+                "elements is summarized: first and last values, min, max, mean, NaN and Inf "
+                "counts, a checksum of its bytes)");
+  add_data_option(*app, c.data);
   add_memory_ceiling_options(*app, c.ceilings);
   app->add_option("--rtol", c.tolerances.rtol,
                   "bundled programs: the relative tolerance of floating-point outputs (default "
@@ -62,18 +71,36 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
   return app;
 }
 
-std::string describe_output(const OutputValues& o) {
-  std::string text = "output " + std::to_string(o.index) + ": ";
-  if (o.tag == ValueTag::Tensor) {
-    text += scalar_type_name(o.dtype) + "[";
-    for (size_t i = 0; i < o.sizes.size(); ++i)
-      text += (i ? ", " : "") + std::to_string(o.sizes[i]);
-    text += "] on " + o.device.to_string() + " = [";
-  } else {
-    text += std::string(value_tag_name(o.tag)) + " = [";
+std::string list_text(const std::vector<std::string>& items) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + items[i];
+  return text;
+}
+
+// "output 0: float32[2, 2] on cpu:0 = [1, 2, 3, 4]", element by element (a full print of a huge
+// output holds no text of all of it), or the summary of a large one.
+void print_output(std::ostream& out, const OutputValues& o, bool full) {
+  out << "output " << o.index << ": ";
+  if (o.tag != ValueTag::Tensor) {
+    out << value_tag_name(o.tag) << " = [" << list_text(o.values) << "]\n";
+    return;
   }
-  for (size_t i = 0; i < o.values.size(); ++i) text += (i ? ", " : "") + o.values[i];
-  return text + "]";
+  out << scalar_type_name(o.dtype) << "[";
+  for (size_t i = 0; i < o.sizes.size(); ++i) out << (i ? ", " : "") << o.sizes[i];
+  out << "] on " << o.device.to_string();
+  if (summarized(o, full)) {
+    const OutputSummary s = summarize_output(o);
+    out << ": " << s.elements << " elements, first [" << list_text(s.first) << "], last ["
+        << list_text(s.last) << "], min " << (s.min.empty() ? "-" : s.min) << ", max "
+        << (s.max.empty() ? "-" : s.max) << ", mean " << format_number(s.mean);
+    if (is_floating_dtype(o.dtype)) out << ", " << s.nan << " NaN, " << s.inf << " Inf";
+    out << ", fnv1a64 " << checksum_text(s.fnv1a64) << " (--full prints every element)\n";
+    return;
+  }
+  out << " = [";
+  const size_t n = o.bytes.size() / element_size(o.dtype);
+  for (size_t i = 0; i < n; ++i) out << (i ? ", " : "") << element_text(o.bytes, i, o.dtype);
+  out << "]\n";
 }
 
 }  // namespace
@@ -81,7 +108,8 @@ std::string describe_output(const OutputValues& o) {
 Result<RunReport> run_program(const std::string& file, const std::string& method_name,
                               const std::vector<std::string>& inputs, bool* usage_error,
                               DeviceKind device, RuntimeKind runtime,
-                              const MemoryCeilings& ceilings) {
+                              const MemoryCeilings& ceilings,
+                              const std::vector<std::string>& data_paths) {
   *usage_error = false;
   DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
@@ -92,6 +120,7 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
   }
   SessionOptions session_options;
   session_options.max_host_bytes = ceilings.max_host_buffer_bytes;
+  DEVPLAN_ASSIGN_OR_RETURN(session_options.data_files, map_data_files(data_paths));
   RunReport report;
   report.runtime = runtime;
   {
@@ -182,7 +211,8 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
   }
   bool usage_error = false;
   Result<RunReport> report =
-      run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime, c.ceilings);
+      run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime, c.ceilings,
+                  c.data);
   if (!report.ok()) {
     if (usage_error) return cli::usage_error(app, report.error().message(), err);
     if (json) {
@@ -194,10 +224,10 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
   }
   const bool findings = !report->leak_lines.empty() || !report->misuse_lines.empty();
   if (json) {
-    out << run_json(*report) << "\n";
+    out << run_json(*report, c.full) << "\n";
   } else {
     out << "method " << report->method << ": " << report->outputs.size() << " outputs\n";
-    for (const OutputValues& o : report->outputs) out << describe_output(o) << "\n";
+    for (const OutputValues& o : report->outputs) print_output(out, o, c.full);
     for (const std::string& line : report->leak_lines) out << "LEAK " << line << "\n";
     for (const std::string& line : report->misuse_lines) out << "MISUSE " << line << "\n";
   }

@@ -2,6 +2,7 @@
 // leak or misuse found when the method was unloaded.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,8 @@ struct OutputValues {
   ScalarType dtype = ScalarType::Float;  // tensors only
   std::vector<int32_t> sizes;            // tensors only
   Device device;                         // tensors only: where the output lived
-  std::vector<std::string> values;       // row-major, formatted
+  std::vector<uint8_t> bytes;            // tensors only: the elements, read back to the host
+  std::vector<std::string> values;       // other values: formatted (output_texts gives both)
 };
 
 struct RunReport {

@@ -119,6 +119,7 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
   add_memory_ceiling_options(*app, o.ceilings);
   add_device_kind_option(*app, o.device);
   add_runtime_option(*app, o.runtime);
+  add_data_option(*app, o.data_paths);
   add_json_flag(*app, c.json);
   return app;
 }

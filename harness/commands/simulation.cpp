@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include <harness/engine/data_files.h>
 #include <mocks/host_access_fault_report.h>
 #include <mocks/simulated_device_backend.h>
 #include <runtime_ext/writer/program_builder.h>
@@ -87,6 +88,7 @@ Result<SimulationResult> simulate_program(const ProgramImage& image,
   SessionOptions session_options;
   session_options.max_host_bytes = options.ceilings.max_host_buffer_bytes;
   session_options.placeholder_backends = true;  // the load path only
+  DEVPLAN_ASSIGN_OR_RETURN(session_options.data_files, map_data_files(options.data_paths));
   if (tracking != nullptr) {
     tracking->set_backing(options.backing);
     tracking->set_max_allocation_bytes(options.ceilings.device_allocation_limit(options.backing));

@@ -39,6 +39,7 @@ struct SimulationOptions {
   // initial values, back just the pages they touch) or host memory (Host).
   DeviceBacking backing = DeviceBacking::Unbacked;
   MemoryCeilings ceilings;  // --max-device-allocation, --max-host-buffer
+  std::vector<std::string> data_paths;  // --data: the program's external data files (.ptd)
 };
 
 struct MethodOutcome {

@@ -242,4 +242,40 @@ Result<std::vector<std::string>> decode_values(const std::vector<uint8_t>& bytes
   return out;
 }
 
+Error check_decodable(ScalarType dtype) { return check_supported(dtype); }
+
+std::string element_text(const std::vector<uint8_t>& bytes, size_t i, ScalarType dtype) {
+  return value_text(bytes, i, dtype);
+}
+
+double element_number(const std::vector<uint8_t>& bytes, size_t i, ScalarType dtype) {
+  if (const SmallFloatFormat* format = small_float_format_of(dtype)) {
+    const uint32_t bits =
+        element_size(dtype) == 2 ? get<uint16_t>(bytes, i) : get<uint8_t>(bytes, i);
+    return decode_small_float(*format, bits);
+  }
+  switch (dtype) {
+    case ScalarType::Float: return get<float>(bytes, i);
+    case ScalarType::Double: return get<double>(bytes, i);
+    case ScalarType::Bool: return get<uint8_t>(bytes, i) ? 1.0 : 0.0;
+    case ScalarType::Char:
+    case ScalarType::QInt8: return get<int8_t>(bytes, i);
+    case ScalarType::Byte:
+    case ScalarType::QUInt8: return get<uint8_t>(bytes, i);
+    case ScalarType::Short: return get<int16_t>(bytes, i);
+    case ScalarType::UInt16:
+    case ScalarType::Bits16: return get<uint16_t>(bytes, i);
+    case ScalarType::Int:
+    case ScalarType::QInt32: return get<int32_t>(bytes, i);
+    case ScalarType::UInt32: return get<uint32_t>(bytes, i);
+    case ScalarType::Long: return static_cast<double>(get<int64_t>(bytes, i));
+    default: return static_cast<double>(get<uint64_t>(bytes, i));  // UInt64
+  }
+}
+
+Result<std::vector<std::string>> output_texts(const OutputValues& output) {
+  if (output.tag != ValueTag::Tensor) return output.values;
+  return decode_values(output.bytes, output.dtype);
+}
+
 }  // namespace devplan::harness

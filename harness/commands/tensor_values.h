@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/run_report.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/program/scalar_type.h>
 
@@ -34,6 +35,17 @@ Result<std::vector<uint8_t>> encode_values(const std::vector<double>& values, Sc
 // The elements of `bytes` as numbers (shortest text that reads back the same value), for the
 // dtypes encode_values takes.
 Result<std::vector<std::string>> decode_values(const std::vector<uint8_t>& bytes, ScalarType dtype);
+
+// NotSupported for the dtypes decode_values does not take (quint4x2, quint2x4, ...).
+Error check_decodable(ScalarType dtype);
+// Element `i` of `bytes` as decode_values gives it.
+std::string element_text(const std::vector<uint8_t>& bytes, size_t i, ScalarType dtype);
+// Element `i` of `bytes` as a double (bool 0 or 1; 64-bit integers rounded).
+double element_number(const std::vector<uint8_t>& bytes, size_t i, ScalarType dtype);
+
+// Every element of an output as text: a tensor's decoded from its bytes, another value's as
+// formatted.
+Result<std::vector<std::string>> output_texts(const OutputValues& output);
 
 // Whether elements of `dtype` are floating-point numbers (float16 to float64, bfloat16, float8).
 bool is_floating_dtype(ScalarType dtype);

@@ -61,7 +61,7 @@ Error set_inputs(Method& method, const std::vector<std::string>& given,
   return Error::success();
 }
 
-// Copies output `i` to the host and formats its values.
+// Copies output `i` to the host (a tensor's bytes; another value formatted).
 Result<OutputValues> read_output(const Method& method, size_t i) {
   DEVPLAN_ASSIGN_OR_RETURN(const EValue* out, method.get_output(i));
   OutputValues result;
@@ -71,9 +71,10 @@ Result<OutputValues> read_output(const Method& method, size_t i) {
     result.dtype = out->tensor.dtype;
     result.sizes = out->tensor.sizes;
     result.device = out->tensor.device;
-    std::vector<uint8_t> bytes(out->tensor.nbytes);
-    DEVPLAN_RETURN_IF_ERROR(method.copy_output_to_host(i, bytes.data(), bytes.size()));
-    DEVPLAN_ASSIGN_OR_RETURN(result.values, decode_values(bytes, out->tensor.dtype));
+    DEVPLAN_RETURN_IF_ERROR(check_decodable(out->tensor.dtype));
+    result.bytes.resize(out->tensor.nbytes);
+    DEVPLAN_RETURN_IF_ERROR(
+        method.copy_output_to_host(i, result.bytes.data(), result.bytes.size()));
   } else if (out->is_int()) {
     result.values = {std::to_string(out->int_value)};
   } else if (out->is_double()) {
@@ -86,8 +87,16 @@ Result<OutputValues> read_output(const Method& method, size_t i) {
 
 class DevplanSession final : public EngineSession {
  public:
-  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options)
-      : allocators_(*options.runtime.allocators), module_(std::move(program), options) {}
+  DevplanSession(std::shared_ptr<const Program> program, ModuleOptions options,
+                 std::shared_ptr<const DataFiles> data_files)
+      : allocators_(*options.runtime.allocators),
+        data_files_(std::move(data_files)),
+        module_(std::move(program), with_data(options, data_files_.get())) {}
+
+  static ModuleOptions with_data(ModuleOptions options, const DataFiles* data_files) {
+    options.runtime.data_files = data_files;
+    return options;
+  }
 
   Error open() {
     DEVPLAN_RETURN_IF_ERROR(module_.load());
@@ -186,6 +195,7 @@ class DevplanSession final : public EngineSession {
   }
 
   const DeviceAllocatorRegistry& allocators_;
+  std::shared_ptr<const DataFiles> data_files_;  // external tensors point into it: outlives module_
   // Caller memory per method and input/output index; freed after the Module (declared first).
   std::map<std::string, std::map<size_t, DeviceMemoryBuffer>> caller_inputs_;
   std::map<std::string, std::map<size_t, DeviceMemoryBuffer>> caller_outputs_;
@@ -216,7 +226,8 @@ Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<cons
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
   auto session =
-      std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options));
+      std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options),
+                                       options.data_files);
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }

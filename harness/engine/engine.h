@@ -25,6 +25,7 @@
 #include <harness/engine/program_image.h>
 #include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/result.h>
+#include <runtime_ext/program/data_file.h>
 
 namespace devplan::harness {
 
@@ -53,6 +54,8 @@ struct SessionOptions {
   // flatbuffer verifier) instead of InternalConsistency. A corrupted program can then crash
   // ExecuTorch; the harness always uses InternalConsistency, tests use this to show why.
   bool executorch_minimal_verification = false;
+  // The data files (.ptd) external tensors are read from (`--data`); null or empty for none.
+  std::shared_ptr<const DataFiles> data_files;
 };
 
 class EngineSession {

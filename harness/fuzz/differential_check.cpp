@@ -138,8 +138,13 @@ std::string status_text(const Error& e) { return e.ok() ? "ok" : e.to_string(); 
 std::string values_text(const std::vector<OutputValues>& outputs) {
   std::string text;
   for (const OutputValues& o : outputs) {
+    Result<std::vector<std::string>> values = output_texts(o);
+    if (!values.ok()) {
+      text += "[" + values.error().message() + "]";
+      continue;
+    }
     text += "[";
-    for (size_t i = 0; i < o.values.size(); ++i) text += (i ? ", " : "") + o.values[i];
+    for (size_t i = 0; i < values->size(); ++i) text += (i ? ", " : "") + (*values)[i];
     text += "]";
   }
   return text;
@@ -150,12 +155,14 @@ std::string values_text(const std::vector<OutputValues>& outputs) {
 bool same_output_values(const std::vector<OutputValues>& a, const std::vector<OutputValues>& b) {
   if (a.size() != b.size()) return false;
   for (size_t o = 0; o < a.size(); ++o) {
-    if (a[o].values.size() != b[o].values.size()) return false;
+    Result<std::vector<std::string>> va = output_texts(a[o]);
+    Result<std::vector<std::string>> vb = output_texts(b[o]);
+    if (!va.ok() || !vb.ok() || va->size() != vb->size()) return false;
     const bool floating = a[o].tag == ValueTag::Double ||
                           (a[o].tag == ValueTag::Tensor && is_floating_dtype(a[o].dtype));
-    for (size_t i = 0; i < a[o].values.size(); ++i) {
-      const std::string& x = a[o].values[i];
-      const std::string& y = b[o].values[i];
+    for (size_t i = 0; i < va->size(); ++i) {
+      const std::string& x = (*va)[i];
+      const std::string& y = (*vb)[i];
       if (x != y && !(floating && is_nan_text(x) && is_nan_text(y))) return false;
     }
   }

@@ -1,11 +1,14 @@
 #include <harness/report/json_reports.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include <harness/cli/exit_codes.h>
 #include <harness/commands/device_statistics.h>
+#include <harness/commands/output_summary.h>
 #include <harness/commands/tensor_values.h>
+#include <harness/engine/data_files.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
 #include <harness/report/summary_line.h>
@@ -29,6 +32,9 @@ Json value_summary_json(const ValueSummary& v) {
     j["storage"] = v.storage;
     if (v.legacy_host) j["legacy_host"] = true;
     if (!v.fully_qualified_name.empty()) j["fully_qualified_name"] = v.fully_qualified_name;
+    if (!v.external_data.empty()) {
+      j[v.external_found ? "data" : "data_error"] = v.external_data;
+    }
   }
   return j;
 }
@@ -96,6 +102,50 @@ void add_empty_simulation_lists(Json& doc) {
 std::string error_json(const Error& error) {
   Json doc = json_document();
   doc["error"] = error_object(error);
+  return write_json(doc);
+}
+
+Json data_files_json(const DataFiles& files) {
+  Json list = Json::array();
+  for (const DataFiles::Owned& f : files.files()) {
+    list.push_back({{"file", f.file.name()},
+                    {"tensors", f.file.entries().size()},
+                    {"bytes", data_bytes(f.file)},
+                    {"size", f.file.file_size()}});
+  }
+  return list;
+}
+
+std::string data_file_json(const DataFile& f) {
+  Json doc = json_document();
+  doc["file"] = f.name();
+  doc["kind"] = "data";
+  doc["version"] = f.version();
+  doc["size"] = f.file_size();
+  doc["segment_base_offset"] = f.segment_base_offset();
+  doc["segment_data_size"] = f.segment_data_size();
+  Json segments = Json::array();
+  for (size_t i = 0; i < f.segments().size(); ++i) {
+    segments.push_back(
+        {{"index", i}, {"offset", f.segments()[i].offset}, {"size", f.segments()[i].size}});
+  }
+  doc["segments"] = std::move(segments);
+  Json tensors = Json::array();
+  for (const DataEntry& e : f.entries()) {
+    Json t;
+    t["key"] = e.key;
+    if (e.has_layout) {
+      t["dtype"] = scalar_type_name(e.dtype);
+      t["sizes"] = e.sizes;
+      t["dim_order"] = e.dim_order;
+    }
+    t["bytes"] = f.data(e).size();
+    t["segment"] = e.segment;
+    t["offset"] = f.segments()[e.segment].offset;
+    t["alignment"] = f.alignment(e);
+    tensors.push_back(std::move(t));
+  }
+  doc["tensors"] = std::move(tensors);
   return write_json(doc);
 }
 
@@ -215,7 +265,7 @@ std::string simulate_error_json(const Error& error, RuntimeKind runtime) {
   return write_json(doc);
 }
 
-std::string run_json(const RunReport& report) {
+std::string run_json(const RunReport& report, bool full) {
   Json doc = json_document();
   doc["method"] = report.method;
   doc["runtime"] = runtime_name(report.runtime);
@@ -229,12 +279,39 @@ std::string run_json(const RunReport& report) {
       output["sizes"] = o.sizes;
       output["device"] = o.device.to_string();
     }
-    Json values = Json::array();
     const bool floating = o.tag == ValueTag::Tensor
                               ? is_floating_dtype(o.dtype)
                               : o.tag == ValueTag::Double || o.tag == ValueTag::DoubleList;
-    for (const std::string& v : o.values) values.push_back(element_json(v, floating));
-    output["values"] = std::move(values);
+    auto texts_json = [&](const std::vector<std::string>& texts) {
+      Json list = Json::array();
+      for (const std::string& v : texts) list.push_back(element_json(v, floating));
+      return list;
+    };
+    if (summarized(o, full)) {
+      const OutputSummary s = summarize_output(o);
+      Json summary;
+      summary["elements"] = s.elements;
+      summary["first"] = texts_json(s.first);
+      summary["last"] = texts_json(s.last);
+      summary["min"] = s.min.empty() ? Json(nullptr) : element_json(s.min, floating);
+      summary["max"] = s.max.empty() ? Json(nullptr) : element_json(s.max, floating);
+      summary["mean"] = std::isfinite(s.mean) ? Json(s.mean) : Json(nullptr);
+      if (floating) {
+        summary["nan"] = s.nan;
+        summary["inf"] = s.inf;
+      }
+      summary["fnv1a64"] = checksum_text(s.fnv1a64);
+      output["summary"] = std::move(summary);
+    } else if (o.tag == ValueTag::Tensor) {
+      Json values = Json::array();
+      const size_t n = o.bytes.size() / element_size(o.dtype);
+      for (size_t i = 0; i < n; ++i) {
+        values.push_back(element_json(element_text(o.bytes, i, o.dtype), floating));
+      }
+      output["values"] = std::move(values);
+    } else {
+      output["values"] = texts_json(o.values);
+    }
     outputs.push_back(std::move(output));
   }
   doc["outputs"] = std::move(outputs);
@@ -244,7 +321,8 @@ std::string run_json(const RunReport& report) {
 }
 
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
-                       const std::vector<std::vector<BufferOptimum>>& optimums) {
+                       const std::vector<std::vector<BufferOptimum>>& optimums,
+                       const CheckedData* data) {
   size_t overlaps = 0, violations = 0;
   for (const MethodCheck& m : checks) {
     overlaps += m.overlaps.size();
@@ -305,9 +383,16 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
                                    {"message", d.message}});
     }
     method["device_violations"] = std::move(device_violations);
+    if (data != nullptr && mi < data->methods.size()) {
+      method["external"] = value_summaries_json(data->methods[mi].external);
+    }
     methods.push_back(std::move(method));
   }
   doc["methods"] = std::move(methods);
+  if (data != nullptr && data->files != nullptr) {
+    Json files = Json::array();
+    doc["data_files"] = data_files_json(*data->files);
+  }
   return write_json(doc);
 }
 

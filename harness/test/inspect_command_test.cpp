@@ -146,10 +146,94 @@ TEST(InspectCommandTest, ExternalTensorsAreShownNotMislabelled) {
   testing::CommandResult sim = testing::run(&simulate_command, {file});
   EXPECT_EQ(sim.exit_code, 1);
   EXPECT_THAT(sim.out,
-              HasSubstr("method forward: NotSupported: method 'forward': value 1: external tensor "
-                        "'linear.weight' lives in a separate data file (.ptd), which devplan does "
-                        "not load\n"))
+              HasSubstr("method forward: InvalidState: method 'forward': value 1: external tensor "
+                        "'linear.weight' is kept in a data file (.ptd) and none was given (--data "
+                        "FILE.ptd)\n"))
       << sim.out;
+}
+
+std::string exported(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
+}
+
+// The exporter's nn.Linear with external constants: the .ptd listed on its own, and its tensors
+// found through --data by inspect and check; bad data files named.
+TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
+  const std::string ptd = exported("wild_external_data.ptd");
+  const std::string pte = exported("wild_external_data.pte");
+  testing::CommandResult r = run(&inspect_command, {ptd});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "data file: " + ptd +
+                       " (FlatTensor version 0, 524 B)\n"
+                       "segments: 2, 140 B from offset 384\n"
+                       "  segment 0: offset 384, 48 B\n"
+                       "  segment 1: offset 512, 12 B\n"
+                       "tensors: 2\n"
+                       "  'linear.weight': float32[3, 4], 48 B, segment 0 at 384, aligned to 128\n"
+                       "  'linear.bias': float32[3], 12 B, segment 1 at 512, aligned to 512\n");
+  r = run(&inspect_command, {ptd, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, testing::json_header() + R"("file":")" + ptd +
+                       R"(","kind":"data","version":0,"size":524,"segment_base_offset":384,)"
+                       R"("segment_data_size":140,"segments":[{"index":0,"offset":384,"size":48},)"
+                       R"({"index":1,"offset":512,"size":12}],"tensors":[{"key":"linear.weight",)"
+                       R"("dtype":"float32","sizes":[3,4],"dim_order":[0,1],"bytes":48,)"
+                       R"("segment":0,"offset":384,"alignment":128},{"key":"linear.bias",)"
+                       R"("dtype":"float32","sizes":[3],"dim_order":[0],"bytes":12,"segment":1,)"
+                       R"("offset":512,"alignment":512}]})"
+                       "\n");
+  r = run(&inspect_command, {pte, "--data", ptd});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  external:\n    value 0: float32[3, 4] on cpu:0 (48 B), external "
+                               "'linear.weight' in " + ptd + ", 48 B\n    value 1: float32[3] on "
+                               "cpu:0 (12 B), external 'linear.bias' in " + ptd + ", 12 B\n"));
+  r = run(&check_command, {pte, "--data", ptd});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  data: value 0 'linear.weight' in " + ptd + ", 48 B\n  data: value "
+                               "1 'linear.bias' in " + ptd + ", 12 B\ndata file: " + ptd +
+                               ": 2 tensors, 60 B (file 524 B)\nresult: clean\n"));
+  r = run(&check_command, {pte, "--data", ptd, "--json"});
+  EXPECT_THAT(r.out, HasSubstr(R"("data_files":[{"file":")" + ptd +
+                               R"(","tensors":2,"bytes":60,"size":524}]})"));
+  EXPECT_THAT(r.out, HasSubstr(R"("fully_qualified_name":"linear.bias","data":"in )" + ptd +
+                               R"(, 12 B"})"));
+
+  // Without the file, each command says what is missing.
+  r = run(&simulate_command, {pte});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("method forward: InvalidState: method 'forward': value 0: external "
+                               "tensor 'linear.weight' is kept in a data file (.ptd) and none was "
+                               "given (--data FILE.ptd)\n"));
+  r = run(&simulate_command, {pte, "--data", ptd});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  // devplan's engine has neither kernel: it says so before running anything.
+  r = run(&run_command, {pte, "--data", ptd});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
+                   "aten::permute_copy.out has no kernel; operator aten::addmm.out has no kernel "
+                   "(chain 0 instruction 1)\n");
+
+  // Bad data files.
+  r = run(&run_command, {pte, "--data", ptd, "--data", ptd});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: InvalidExternalData: key 'linear.weight' is in both " + ptd +
+                       " and " + ptd + "\n");
+  r = run(&run_command, {pte, "--data", pte});
+  EXPECT_EQ(r.err, "devplan run: InvalidExternalData: " + pte +
+                       ": not a data file (.ptd): file identifier is not FT01\n");
+  r = run(&simulate_command, {pte, "--data", "/nonexistent.ptd"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cannot open '/nonexistent.ptd': No such file or directory"));
+  r = run(&inspect_command, {ptd, "--data", ptd});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr(ptd + " is a data file (.ptd), not a program: --data goes with a "
+                               "program\n"));
+  // A data file given as the program says what it is.
+  r = run(&simulate_command, {ptd});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not a program: a .ptd data file (FlatTensor, file identifier "
+                               "'FT01') that holds constants of a program; give the program (.pte) "
+                               "that uses it, with --data FILE.ptd\n"));
 }
 
 }  // namespace

@@ -176,9 +176,8 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
       return Error::success();
     }
     case TensorStorage::External:
-      return Error(ErrorCode::NotSupported,
-                   value_name(index) + ": external tensor '" + info.fully_qualified_name +
-                       "' lives in a separate data file (.ptd), which devplan does not load");
+      DEVPLAN_RETURN_IF_ERROR(external_data(index, info, out));
+      return check_tensor_alignment(index, info, out->data);
     case TensorStorage::Planned:
     case TensorStorage::PlannedWithInitial:
       break;
@@ -260,6 +259,13 @@ Error Method::init_steps() {
       for (int32_t arg : instruction.args) step.args.push_back(&values_[arg]);
     }
   }
+  return Error::success();
+}
+
+Error Method::external_data(size_t index, const TensorInfo& info, Tensor* out) const {
+  Result<ExternalTensorData> found = resolve_external_tensor(runtime_.data_files, info);
+  if (!found.ok()) return found.error().with_context(value_name(index));
+  out->data = const_cast<uint8_t*>(found->data.data());  // read-only, as a constant
   return Error::success();
 }
 

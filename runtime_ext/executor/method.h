@@ -29,6 +29,7 @@
 #include <runtime_ext/executor/backend.h>
 #include <runtime_ext/executor/evalue.h>
 #include <runtime_ext/executor/kernel_registry.h>
+#include <runtime_ext/program/data_file.h>
 #include <runtime_ext/program/method_plan.h>
 
 namespace devplan {
@@ -43,6 +44,8 @@ struct MethodRuntime {
   // Cap on instructions executed by one execute(), so a program that jumps back forever ends
   // with InvalidState instead of hanging.
   uint64_t max_steps = 100'000'000;
+  // The data files (.ptd) holding external tensors' data; nullptr when none was given.
+  const DataFiles* data_files = nullptr;
 };
 
 class Method {
@@ -99,6 +102,7 @@ class Method {
   Error init();
   Error init_value(size_t index);
   Error init_tensor(size_t index, const TensorInfo& info, Tensor* out);
+  Error external_data(size_t index, const TensorInfo& info, Tensor* out) const;
   Error init_delegates();
   Error init_steps();
   // The first instruction of each operator without a kernel and each delegate without a backend.

@@ -68,7 +68,8 @@ class ExecutorchSession final : public EngineSession {
         target_(env.device_allocator()),
         allocators_(env.allocators()),
         placeholders_(options.placeholder_backends ? new bridge::ScopedPlaceholders() : nullptr),
-        minimal_verification_(options.executorch_minimal_verification) {}
+        minimal_verification_(options.executorch_minimal_verification),
+        data_files_(options.data_files) {}
 
   ~ExecutorchSession() override {
     module_.reset();  // frees every device buffer while the target is still installed
@@ -81,8 +82,20 @@ class ExecutorchSession final : public EngineSession {
       }
     }
     bridge::take_error_log();
-    module_ =
-        std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()));
+    std::unique_ptr<BufferDataLoader> data_loader;
+    if (data_files_ != nullptr && !data_files_->empty()) {
+      if (data_files_->files().size() > 1) {
+        return Error(ErrorCode::NotSupported,
+                     "--runtime executorch takes one --data file: ExecuTorch 1.5.1's Module merges "
+                     "several only when it opens the program from a path itself, and devplan "
+                     "gives it the program's bytes (given: " + data_files_->names() + ")");
+      }
+      const Span<const uint8_t> data = data_files_->files()[0].file.bytes();
+      data_loader = std::make_unique<BufferDataLoader>(data.data(), data.size());
+    }
+    module_ = std::make_unique<Module>(
+        std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()), nullptr, nullptr,
+        nullptr, std::move(data_loader));
     const et::Error e =
         module_->load(minimal_verification_ ? et::Program::Verification::Minimal
                                             : et::Program::Verification::InternalConsistency);
@@ -379,7 +392,9 @@ class ExecutorchSession final : public EngineSession {
       o.tag = ValueTag::Tensor;
       o.dtype = static_cast<ScalarType>(static_cast<int8_t>(t.scalar_type()));
       for (ssize_t d = 0; d < t.dim(); ++d) o.sizes.push_back(static_cast<int32_t>(t.size(d)));
-      std::vector<uint8_t> bytes(t.nbytes());
+      DEVPLAN_RETURN_IF_ERROR(check_decodable(o.dtype));
+      std::vector<uint8_t>& bytes = o.bytes;
+      bytes.resize(t.nbytes());
       if (t.device_type() == et::etensor::DeviceType::CPU) {
         if (!bytes.empty()) std::memcpy(bytes.data(), t.const_data_ptr(), bytes.size());
         o.device = Device::cpu();
@@ -390,7 +405,6 @@ class ExecutorchSession final : public EngineSession {
                                                                bytes.size(), o.device.index));
         }
       }
-      DEVPLAN_ASSIGN_OR_RETURN(o.values, decode_values(bytes, o.dtype));
     } else if (value.isInt()) {
       o.tag = ValueTag::Int;
       o.values = {std::to_string(value.toInt())};
@@ -412,6 +426,7 @@ class ExecutorchSession final : public EngineSession {
   bool minimal_verification_;
   // Caller memory per method; freed after the Module (declared before it, reset after it).
   std::map<std::string, std::vector<std::unique_ptr<CallerTensor>>> caller_;
+  std::shared_ptr<const DataFiles> data_files_;  // the loader over it lives in module_
   std::unique_ptr<Module> module_;  // destroyed first (see the destructor)
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;

@@ -9,6 +9,7 @@
 
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/engine/child_process.h>
+#include <harness/commands/tensor_values.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/raw_program.h>
 #include <harness/fuzz/crash_replay.h>
@@ -109,7 +110,9 @@ TEST(DevplanSession, LoadsUnloadsAndFreesThroughTheEnvironment) {
     ASSERT_TRUE(out.ok()) << out.error().to_string();
     EXPECT_FALSE(usage_error);
     ASSERT_EQ(out->size(), 1u);
-    EXPECT_EQ((*out)[0].values, (std::vector<std::string>{"3", "3", "3", "3"}));
+    Result<std::vector<std::string>> values = output_texts((*out)[0]);
+    ASSERT_TRUE(values.ok()) << values.error();
+    EXPECT_EQ(*values, (std::vector<std::string>{"3", "3", "3", "3"}));
     EXPECT_EQ(env->ledger().size(), 1u);
     EXPECT_TRUE(env->ledger()[0].live);
   }

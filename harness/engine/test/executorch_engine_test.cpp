@@ -2,6 +2,7 @@
 // real exporter's programs and ours under both engines, faults, outputs against eager PyTorch,
 // and bad input that must not take the harness down. Skips, saying why, when devplan was built
 // without the executorch wheel.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include <fixtures/generator/fixture_programs.h>
 #include <harness/commands/simulation.h>
+#include <harness/commands/tensor_values.h>
 #include <harness/engine/engine.h>
 #include <harness/json/json.h>
 #include <harness/test/commands_test_support.h>
@@ -21,6 +23,7 @@ namespace devplan::harness {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using testing::CommandResult;
 using testing::temp_file;
@@ -245,9 +248,11 @@ TEST_F(ExecutorchEngine, RealModelsRunWithExecutorchKernelsAndMatchEagerPyTorch)
     ASSERT_EQ(out->size(), expected_outputs.size());
     for (size_t i = 0; i < out->size(); ++i) {
       const Json& want = expected_outputs[i];
-      ASSERT_EQ((*out)[i].values.size(), want.size());
+      Result<std::vector<std::string>> values = output_texts((*out)[i]);
+      ASSERT_TRUE(values.ok()) << values.error();
+      ASSERT_EQ(values->size(), want.size());
       for (size_t j = 0; j < want.size(); ++j) {
-        const double got = std::stod((*out)[i].values[j]);
+        const double got = std::stod((*values)[j]);
         ASSERT_TRUE(want[j].is_number()) << "output " << i << " element " << j;
         ASSERT_NEAR(got, want[j].get<double>(), 1e-5) << "output " << i << " element " << j;
       }
@@ -390,6 +395,71 @@ TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
   }
 }
 
+// nn.Linear with its weight and bias in a .ptd: ExecuTorch runs it with --data as eager PyTorch
+// did (reference/wild_external_data.ones.json) and refuses it without, as devplan's engine does.
+TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
+  const std::string pte = exported("wild_external_data.pte");
+  const std::string ptd = exported("wild_external_data.ptd");
+  CommandResult r = testing::run(&run_command, {pte, "--runtime", "executorch", "--data", ptd});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 3] on cpu:0 = [-0.99268794, "
+                   "-0.0031014085, -0.36756653, -0.99268794, -0.0031014085, -0.36756653]\n");
+  r = testing::run(&run_command, {pte, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: InvalidState: ExecuTorch: load_method('forward') failed: "
+                   "external_data_map is null\n");
+  r = testing::run(&simulate_command, {pte, "--runtime", "executorch", "--data", ptd});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("method forward: loaded\n"));
+  r = testing::run(&run_command,
+                   {pte, "--runtime", "executorch", "--data", ptd, "--data", upstream("mlp.pte")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not a data file (.ptd)"));
+  r = testing::run(&report_command, {pte, "--runtime", "executorch", "--data", ptd, "--out",
+                                     testing::temp_dir(), "--fuzz-cases", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("wild_external_data                 1  cpu:0=1                    "
+                               "     0     0      0        0  1/1\ndata file: " + ptd +
+                               ": 2 tensors, 60 B (file 524 B)\n"));
+}
+
+// Outputs above 4096 elements are summarized (eager PyTorch's values: i * j for i, j in 1..256,
+// then 4096 -inf and 4096 NaN; checksums computed outside devplan), and --full prints them all.
+TEST_F(ExecutorchEngine, LargeOutputsAreSummarizedUnlessFull) {
+  const std::string file = exported("wild_huge_outputs.pte");
+  CommandResult r = testing::run(&run_command, {file, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "method forward: 2 outputs\n"
+            "output 0: float32[256, 256] on cpu:0: 65536 elements, first [1, 2, 3, 4, 5], last "
+            "[64512, 64768, 65024, 65280, 65536], min 1, max 65536, mean 16512.25, 0 NaN, 0 Inf, "
+            "fnv1a64 0acc0940f1381a9b (--full prints every element)\n"
+            "output 1: float32[8192] on cpu:0: 8192 elements, first [-inf, -inf, -inf, -inf, "
+            "-inf], last [-nan, -nan, -nan, -nan, -nan], min -inf, max -inf, mean -inf, 4096 NaN, "
+            "4096 Inf, fnv1a64 b71dc47d41c72325 (--full prints every element)\n");
+  r = testing::run(&run_command, {file, "--runtime", "executorch", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(R"("sizes":[256,256],"device":"cpu:0","summary":{"elements":65536,)"
+                               R"("first":[1.0,2.0,3.0,4.0,5.0],"last":[64512.0,64768.0,65024.0,)"
+                               R"(65280.0,65536.0],"min":1.0,"max":65536.0,"mean":16512.25,)"
+                               R"("nan":0,"inf":0,"fnv1a64":"0acc0940f1381a9b"}})"));
+  EXPECT_THAT(r.out, HasSubstr(R"("summary":{"elements":8192,"first":[null,null,null,null,null],)"
+                               R"("last":[null,null,null,null,null],"min":null,"max":null,)"
+                               R"("mean":null,"nan":4096,"inf":4096,"fnv1a64":"b71dc47d41c72325"}})"));
+  EXPECT_THAT(r.out, Not(HasSubstr(R"("values")")));
+  r = testing::run(&run_command, {file, "--runtime", "executorch", "--full"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string row_256 = "";  // the last row: 256 * j
+  for (int j = 1; j <= 256; ++j) row_256 += (j > 1 ? ", " : "") + std::to_string(256 * j);
+  EXPECT_THAT(r.out, HasSubstr("output 0: float32[256, 256] on cpu:0 = [1, 2, 3, "));
+  EXPECT_THAT(r.out, HasSubstr(", " + row_256 + "]\noutput 1: float32[8192] on cpu:0 = [-inf, "));
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), ','), 1 + 65535 + 8191);  // "[256, 256]"
+  r = testing::run(&run_command, {file, "--runtime", "executorch", "--full", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr(R"("summary")")));
+  EXPECT_THAT(r.out, HasSubstr(R"("values":[1.0,2.0,3.0,)"));
+}
+
 // Programs from ExecuTorch's exporter with DevplanDeviceBackend delegates run end to end in both
 // engines, with the same ledger (but the alignment) and eager PyTorch's outputs.
 TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTorch) {
@@ -422,9 +492,11 @@ TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTo
         ASSERT_TRUE(out.ok()) << out.error().to_string();
         ASSERT_EQ(out->size(), want.size());
         for (size_t i = 0; i < out->size(); ++i) {
-          ASSERT_EQ((*out)[i].values.size(), want[i].size());
+          Result<std::vector<std::string>> values = output_texts((*out)[i]);
+          ASSERT_TRUE(values.ok()) << values.error();
+          ASSERT_EQ(values->size(), want[i].size());
           for (size_t j = 0; j < want[i].size(); ++j) {
-            EXPECT_EQ(std::stod((*out)[i].values[j]), want[i][j].get<double>());
+            EXPECT_EQ(std::stod((*values)[j]), want[i][j].get<double>());
           }
         }
       }

@@ -968,10 +968,11 @@ TEST_F(MethodTest, DeviceConstantsAndExternalTensorsAreNotSupported) {
   MethodPlan ext_plan = ext.plan();
   m = load(ext_plan);
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.code(), ErrorCode::NotSupported);
+  // As ExecuTorch ("external_data_map is null"): the data file must be given.
+  EXPECT_EQ(m.code(), ErrorCode::InvalidState);
   EXPECT_EQ(m.error().message(),
-            "method 'forward': value 0: external tensor 'w' lives in a separate data file (.ptd), "
-            "which devplan does not load");
+            "method 'forward': value 0: external tensor 'w' is kept in a data file (.ptd) and "
+            "none was given (--data FILE.ptd)");
 }
 
 TEST_F(MethodTest, OutputIndexPastTheLastIsInvalidArgument) {

@@ -107,7 +107,7 @@ TEST(ProgramLoadTest, OtherIdentifiersAreNotPrograms) {
   std::vector<uint8_t> ptd = {16, 0, 0, 0, 'F', 'T', '0', '1', 0, 0, 0, 0, 0, 0, 0, 0};
   EXPECT_EQ(load_error(ptd).message(),
             "not a program: a .ptd data file (FlatTensor, file identifier 'FT01') that holds "
-            "constants of a program; give the program (.pte) that uses it");
+            "constants of a program; give the program (.pte) that uses it, with --data FILE.ptd");
 }
 
 // Printable bytes show as they are, from the space up to '~', except the backslash and the
