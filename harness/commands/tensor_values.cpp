@@ -32,7 +32,11 @@ Error check_supported(ScalarType t) {
                  "values of dtype " + scalar_type_name(t) +
                      " are packed several to a byte and cannot be given or printed as numbers");
   }
-  if (element_size(t) == 0) {
+  const bool complex = t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat ||
+                       t == ScalarType::ComplexDouble;
+  const bool bits = t == ScalarType::Bits1x8 || t == ScalarType::Bits2x4 ||
+                    t == ScalarType::Bits4x2 || t == ScalarType::Bits8;
+  if (element_size(t) == 0 || complex || bits) {
     return Error(ErrorCode::NotSupported, "values of dtype " + scalar_type_name(t) +
                                               " cannot be given or printed as numbers");
   }

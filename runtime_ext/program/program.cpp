@@ -165,16 +165,8 @@ Result<Program> Program::parse(Program program) {
   const size_t num_plans = plans == nullptr ? 0 : plans->size();
   for (size_t i = 0; i < num_plans; ++i) {
     const fb::ExecutionPlan* plan = plans->Get(static_cast<flatbuffers::uoffset_t>(i));
+    // Two methods may share a name: as in ExecuTorch, a lookup by name finds the first.
     std::string name = (plan != nullptr && plan->name() != nullptr) ? plan->name()->str() : "";
-    if (plan != nullptr && plan->name() != nullptr) {
-      for (size_t j = 0; j < i; ++j) {
-        const fb::ExecutionPlan* other = plans->Get(static_cast<flatbuffers::uoffset_t>(j));
-        if (other != nullptr && other->name() != nullptr && other->name()->str() == name) {
-          return invalid("methods " + std::to_string(j) + " and " + std::to_string(i) +
-                         " are both named '" + name + "'");
-        }
-      }
-    }
     program.methods_.push_back(
         MethodEntry{std::move(name), internal::parse_method_plan(context, plan, i)});
   }

@@ -18,6 +18,9 @@ enum class ScalarType : int8_t {
   Half = 5,
   Float = 6,
   Double = 7,
+  ComplexHalf = 8,  // complex types and the sub-byte bits types: ExecuTorch reads them (its
+  ComplexFloat = 9,  // isValid is 0..29), though no kernel here computes with them
+  ComplexDouble = 10,
   Bool = 11,
   QInt8 = 12,
   QUInt8 = 13,
@@ -25,6 +28,10 @@ enum class ScalarType : int8_t {
   BFloat16 = 15,
   QUInt4x2 = 16,
   QUInt2x4 = 17,
+  Bits1x8 = 18,
+  Bits2x4 = 19,
+  Bits4x2 = 20,
+  Bits8 = 21,
   Bits16 = 22,
   Float8_e5m2 = 23,
   Float8_e4m3fn = 24,

@@ -395,6 +395,60 @@ TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
   }
 }
 
+// What stands in is said: a backend no runtime has loads under a placeholder in both engines,
+// and each says it; operators no kernel library has are named once each, all of them (devplan's
+// engine loads without them, ExecuTorch's refuses the load and its log lines follow, each once).
+TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
+  const std::string absent = exported("wild_absent_backend.pte");
+  const std::string ops = exported("wild_missing_ops.pte");
+  for (const std::string runtime : {"devplan", "executorch"}) {
+    SCOPED_TRACE(runtime);
+    CommandResult r = testing::run(&simulate_command, {absent, "--runtime", runtime});
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("method forward: loaded with placeholders for backend "
+                                 "AbsentBackend (it cannot run here)\n"));
+    r = testing::run(&simulate_command, {absent, "--runtime", runtime, "--json"});
+    EXPECT_THAT(r.out, HasSubstr(R"("placeholders":["backend AbsentBackend"])"));
+  }
+  CommandResult r = testing::run(&run_command, {absent});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: "
+                   "delegate 0 needs backend AbsentBackend, which is not registered\n");
+  r = testing::run(&run_command, {absent, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: NotFound: ExecuTorch: load_method('forward') failed: Backend "
+                   "AbsentBackend is not registered.\n");
+
+  r = testing::run(&simulate_command, {ops, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("placeholders":["kernel devplan_absent::twice.out",)"
+                               R"("kernel devplan_absent::halve.out"])"));
+  r = testing::run(&run_command, {ops});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
+                   "devplan_absent::twice.out has no kernel; operator devplan_absent::halve.out "
+                   "has no kernel (chain 0 instruction 1)\n");
+  const std::string executorch_error =
+      "OperatorMissing: ExecuTorch: load_method('forward') failed: operator "
+      "devplan_absent::twice.out has no kernel; operator devplan_absent::halve.out has no kernel; "
+      "ExecuTorch's log: kernel 'devplan_absent::twice.out' not found.; Missing operator: [0] "
+      "devplan_absent::twice.out; kernel 'devplan_absent::halve.out' not found.; Missing "
+      "operator: [1] devplan_absent::halve.out; There are 4 instructions don't have "
+      "corresponding operator registered. See logs for details";
+  r = testing::run(&run_command, {ops, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan run: " + executorch_error + "\n");
+  r = testing::run(&simulate_command, {ops, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("method forward: " + executorch_error + "\n"));
+  r = testing::run(&report_command, {ops, absent, "--runtime", "executorch", "--out",
+                                     testing::temp_dir(), "--fuzz-cases", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\n  not run: forward: no kernel for devplan_absent::twice.out, "
+                               "devplan_absent::halve.out\n"));
+  EXPECT_THAT(r.out, HasSubstr("\n  not run: forward: no backend AbsentBackend\n"));
+}
+
 // nn.Linear with its weight and bias in a .ptd: ExecuTorch runs it with --data as eager PyTorch
 // did (reference/wild_external_data.ones.json) and refuses it without, as devplan's engine does.
 TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {

@@ -117,8 +117,8 @@ TEST(ValidateGraphTest, TensorErrors) {
   expect_invalid(g, "method 'forward': tensor 'z': negative dimension -3 in shape float32[2, -3]");
 
   g = testing_graphs::reference_add();
-  g.tensors[2].dtype = static_cast<ScalarType>(8);
-  expect_invalid(g, "method 'forward': tensor 'z': unknown dtype unknown(8)");
+  g.tensors[2].dtype = static_cast<ScalarType>(30);
+  expect_invalid(g, "method 'forward': tensor 'z': unknown dtype unknown(30)");
 
   g = testing_graphs::reference_add();
   g.tensors[2].nbytes = 8;

@@ -312,14 +312,21 @@ TEST(ProgramLoadTest, HeaderLength24IsReadLikeExecuTorchWritesOlderFiles) {
   EXPECT_EQ(load_error(bytes).message(), "extended header: length 20 is less than the minimum 24");
 }
 
-TEST(ProgramLoadTest, DuplicateMethodNamesAreRejected) {
+// ExecuTorch loads a program whose methods share a name and finds the first by that name.
+TEST(ProgramLoadTest, DuplicateMethodNamesAreReadAndTheFirstIsFound) {
   ProgramBuilder builder;
-  builder.add_method("forward");
+  builder.add_method("forward").add_buffer(16);
   builder.add_method("other");
-  builder.add_method("forward");
-  const Error e = load_error(builder.build());
-  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
-  EXPECT_EQ(e.message(), "methods 0 and 2 are both named 'forward'");
+  builder.add_method("forward").add_buffer(48);
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  ASSERT_EQ(program->num_methods(), 3u);
+  Result<const MethodPlan*> first = program->method_plan("forward");
+  ASSERT_TRUE(first.ok()) << first.error();
+  EXPECT_EQ((*first)->buffer_sizes, (std::vector<uint64_t>{16}));
+  Result<const MethodPlan*> third = program->method_plan_at(2);
+  ASSERT_TRUE(third.ok()) << third.error();
+  EXPECT_EQ((*third)->buffer_sizes, (std::vector<uint64_t>{48}));
 }
 
 TEST(ProgramLoadTest, ABadMethodKeepsItsErrorAndTheOthersStillWork) {

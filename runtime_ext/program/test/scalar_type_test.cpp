@@ -20,6 +20,9 @@ const Expected kAll[] = {
     {ScalarType::Half, 5, 2, "float16"},
     {ScalarType::Float, 6, 4, "float32"},
     {ScalarType::Double, 7, 8, "float64"},
+    {ScalarType::ComplexHalf, 8, 4, "complex32"},
+    {ScalarType::ComplexFloat, 9, 8, "complex64"},
+    {ScalarType::ComplexDouble, 10, 16, "complex128"},
     {ScalarType::Bool, 11, 1, "bool"},
     {ScalarType::QInt8, 12, 1, "qint8"},
     {ScalarType::QUInt8, 13, 1, "quint8"},
@@ -27,6 +30,10 @@ const Expected kAll[] = {
     {ScalarType::BFloat16, 15, 2, "bfloat16"},
     {ScalarType::QUInt4x2, 16, 1, "quint4x2"},
     {ScalarType::QUInt2x4, 17, 1, "quint2x4"},
+    {ScalarType::Bits1x8, 18, 1, "bits1x8"},
+    {ScalarType::Bits2x4, 19, 1, "bits2x4"},
+    {ScalarType::Bits4x2, 20, 1, "bits4x2"},
+    {ScalarType::Bits8, 21, 1, "bits8"},
     {ScalarType::Bits16, 22, 2, "bits16"},
     {ScalarType::Float8_e5m2, 23, 1, "float8_e5m2"},
     {ScalarType::Float8_e4m3fn, 24, 1, "float8_e4m3fn"},
@@ -49,7 +56,9 @@ TEST(ScalarTypeTest, EveryTypeHasItsFileValueSizeAndName) {
 }
 
 TEST(ScalarTypeTest, ValuesOutsideTheEnumHaveNoSizeAndAnUnknownName) {
-  for (int raw : {8, 9, 10, 18, 21, 30, 127, -1}) {
+  // ExecuTorch's isValid takes 0..29; every one of them is in the table (kAll has 30 rows).
+  EXPECT_EQ(sizeof(kAll) / sizeof(kAll[0]), 30u);
+  for (int raw : {30, 31, 64, 127, -1, -128}) {
     const ScalarType t = static_cast<ScalarType>(raw);
     EXPECT_EQ(element_size(t), 0u) << raw;
     EXPECT_EQ(scalar_type_name(t), "unknown(" + std::to_string(raw) + ")");

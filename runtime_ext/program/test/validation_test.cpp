@@ -203,9 +203,20 @@ TEST(BufferSizeValidationTest, ReservedEntryZeroIsIgnored) {
 TEST(TensorValidationTest, UnknownScalarType) {
   expect_invalid(
       [](MethodBuilder& m) {
-        m.add_runtime_tensor(TensorSpec::of(static_cast<ScalarType>(8), {2}));
+        m.add_runtime_tensor(TensorSpec::of(static_cast<ScalarType>(30), {2}));
       },
-      "value 0: unknown scalar type 8");
+      "value 0: unknown scalar type 30");
+}
+
+// ExecuTorch reads every scalar type 0..29 (complex and the sub-byte bits types too): so does
+// devplan, and a planned complex tensor takes its element size.
+TEST(TensorValidationTest, ComplexAndBitsTypesAreRead) {
+  for (ScalarType t : {ScalarType::ComplexHalf, ScalarType::ComplexFloat,
+                       ScalarType::ComplexDouble, ScalarType::Bits1x8, ScalarType::Bits2x4,
+                       ScalarType::Bits4x2, ScalarType::Bits8}) {
+    SCOPED_TRACE(scalar_type_name(t));
+    expect_valid([t](MethodBuilder& m) { m.add_runtime_tensor(TensorSpec::of(t, {2})); });
+  }
 }
 
 TEST(TensorValidationTest, NegativeSize) {
