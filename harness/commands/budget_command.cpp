@@ -45,8 +45,8 @@ std::string accept_command(const std::vector<std::string>& files, const std::str
   return command + " -o " + budget;
 }
 
-Result<std::map<std::string, BudgetProgram>> measure_programs(const std::vector<std::string>& files,
-                                                              const std::vector<std::string>& data) {
+Result<std::map<std::string, BudgetProgram>> measure_programs(
+    const std::vector<std::string>& files, const std::vector<std::string>& data) {
   std::map<std::string, BudgetProgram> programs;
   for (const std::string& file : files) {
     Result<BudgetProgram> p = measure_program(file, data);

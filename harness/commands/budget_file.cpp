@@ -272,7 +272,8 @@ Result<BudgetProgram> measure_program(const std::string& file,
     method.planned_bytes = m.planned_bytes;
   }
   for (RuntimeKind runtime : built_runtimes()) {
-    DEVPLAN_ASSIGN_OR_RETURN(std::vector<LoadFigures> loads, load_figures(file, names, runtime, data));
+    DEVPLAN_ASSIGN_OR_RETURN(std::vector<LoadFigures> loads,
+                             load_figures(file, names, runtime, data));
     for (const LoadFigures& l : loads) {
       BudgetLoad& load = program.methods[l.method].loads[runtime_name(runtime)];
       load.loaded = l.status.ok();

@@ -147,8 +147,8 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   Result<std::vector<std::vector<BufferOptimum>>> optimums =
       checks.ok() ? buffer_optimums(file, budget_steps)
                   : Result<std::vector<std::vector<BufferOptimum>>>(checks.error());
-  Result<CheckedData> data = optimums.ok() ? checked_data(file, data_paths)
-                                           : Result<CheckedData>(optimums.error());
+  Result<CheckedData> data =
+      optimums.ok() ? checked_data(file, data_paths) : Result<CheckedData>(optimums.error());
   if (!data.ok()) {
     const Error error = data.error().with_context(file);
     if (json) {

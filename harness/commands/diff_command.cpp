@@ -55,8 +55,9 @@ int diff_command(const Args& args, std::ostream& out, std::ostream& err) {
       "also load every method of both files under this engine and compare the device "
       "allocations (count and bytes per device), leaks and misuse: devplan or executorch");
   add_data_option(*app, options.data_paths)
-      ->description("a data file (.ptd) holding external tensors of both programs, for --runtime's "
-                    "loads; repeat for several");
+      ->description(
+          "a data file (.ptd) holding external tensors of both programs, for --runtime's "
+          "loads; repeat for several");
   add_percent_option(*app, "--fail-on-growth", options.fail_on_growth_pct,
                      "exit 3 when a method's peak device bytes on a device grow by more than "
                      "PCT percent (0: any growth)");

@@ -117,8 +117,11 @@ int inspect_command(const Args& args, std::ostream& out, std::ostream& err) {
   };
   if (looks_like_data_file(file)) {
     if (!data.empty()) {
-      return cli::usage_error(*app, file + " is a data file (.ptd), not a program: --data goes "
-                                    "with a program", err);
+      return cli::usage_error(*app,
+                              file +
+                                  " is a data file (.ptd), not a program: --data goes "
+                                  "with a program",
+                              err);
     }
     Result<std::shared_ptr<const DataFiles>> files = map_data_files({file});
     if (!files.ok()) return fail(files.error());

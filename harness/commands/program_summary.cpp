@@ -54,9 +54,9 @@ MethodSummary summarize_method(const MethodPlan& plan, const DataFiles* data) {
       if (data != nullptr) {
         Result<ExternalTensorData> found = resolve_external_tensor(data, value.tensor);
         s.external_found = found.ok();
-        s.external_data = found.ok() ? "in " + found->file->name() + ", " +
-                                           format_bytes(found->data.size())
-                                     : found.error().message();
+        s.external_data =
+            found.ok() ? "in " + found->file->name() + ", " + format_bytes(found->data.size())
+                       : found.error().message();
       }
       m.external.push_back(std::move(s));
     }

@@ -302,7 +302,7 @@ struct ReportCommandLine {
   std::string out_dir = "build/report";
   CampaignOptions fuzz;
   RuntimeKind runtime = RuntimeKind::Devplan;
-  MemoryCeilings ceilings;  // for the run step (host-backed); simulation is unbacked
+  MemoryCeilings ceilings;        // for the run step (host-backed); simulation is unbacked
   std::vector<std::string> data;  // --data: data files (.ptd) of the programs
   bool json = false;
   std::string junit;
@@ -390,8 +390,8 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
     for (const std::string& text : r.not_run) out << "  not run: " << text << "\n";
     for (const std::string& text : r.write_errors) out << "  cannot write: " << text << "\n";
   }
-  for (const DataFiles::Owned& f : o.data_files ? o.data_files->files()
-                                                 : std::vector<DataFiles::Owned>()) {
+  for (const DataFiles::Owned& f :
+       o.data_files ? o.data_files->files() : std::vector<DataFiles::Owned>()) {
     out << "data file: " << data_file_summary(f.file) << "\n";
   }
   out << o.rows.size() << " programs, " << o.total_allocations
@@ -485,8 +485,7 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   o.data_files = *data;
   for (const std::string& file : c.files) {
-    o.rows.push_back(
-        report_program_isolated(file, c.out_dir, c.runtime, c.ceilings, c.data, err));
+    o.rows.push_back(report_program_isolated(file, c.out_dir, c.runtime, c.ceilings, c.data, err));
   }
   if (c.fuzz.max_cases > 0) o.campaign = run_campaign(c.fuzz, {});
   for (const ProgramRow& r : o.rows) {

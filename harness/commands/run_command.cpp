@@ -210,9 +210,8 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
     }
   }
   bool usage_error = false;
-  Result<RunReport> report =
-      run_program(c.file, c.method, c.inputs, &usage_error, c.device, c.runtime, c.ceilings,
-                  c.data);
+  Result<RunReport> report = run_program(c.file, c.method, c.inputs, &usage_error, c.device,
+                                         c.runtime, c.ceilings, c.data);
   if (!report.ok()) {
     if (usage_error) return cli::usage_error(app, report.error().message(), err);
     if (json) {

@@ -38,7 +38,7 @@ struct SimulationOptions {
   // default: a load-and-unload run reads no device byte; the few copies a load makes, such as
   // initial values, back just the pages they touch) or host memory (Host).
   DeviceBacking backing = DeviceBacking::Unbacked;
-  MemoryCeilings ceilings;  // --max-device-allocation, --max-host-buffer
+  MemoryCeilings ceilings;              // --max-device-allocation, --max-host-buffer
   std::vector<std::string> data_paths;  // --data: the program's external data files (.ptd)
 };
 

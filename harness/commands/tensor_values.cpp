@@ -259,21 +259,32 @@ double element_number(const std::vector<uint8_t>& bytes, size_t i, ScalarType dt
     return decode_small_float(*format, bits);
   }
   switch (dtype) {
-    case ScalarType::Float: return get<float>(bytes, i);
-    case ScalarType::Double: return get<double>(bytes, i);
-    case ScalarType::Bool: return get<uint8_t>(bytes, i) ? 1.0 : 0.0;
+    case ScalarType::Float:
+      return get<float>(bytes, i);
+    case ScalarType::Double:
+      return get<double>(bytes, i);
+    case ScalarType::Bool:
+      return get<uint8_t>(bytes, i) ? 1.0 : 0.0;
     case ScalarType::Char:
-    case ScalarType::QInt8: return get<int8_t>(bytes, i);
+    case ScalarType::QInt8:
+      return get<int8_t>(bytes, i);
     case ScalarType::Byte:
-    case ScalarType::QUInt8: return get<uint8_t>(bytes, i);
-    case ScalarType::Short: return get<int16_t>(bytes, i);
+    case ScalarType::QUInt8:
+      return get<uint8_t>(bytes, i);
+    case ScalarType::Short:
+      return get<int16_t>(bytes, i);
     case ScalarType::UInt16:
-    case ScalarType::Bits16: return get<uint16_t>(bytes, i);
+    case ScalarType::Bits16:
+      return get<uint16_t>(bytes, i);
     case ScalarType::Int:
-    case ScalarType::QInt32: return get<int32_t>(bytes, i);
-    case ScalarType::UInt32: return get<uint32_t>(bytes, i);
-    case ScalarType::Long: return static_cast<double>(get<int64_t>(bytes, i));
-    default: return static_cast<double>(get<uint64_t>(bytes, i));  // UInt64
+    case ScalarType::QInt32:
+      return get<int32_t>(bytes, i);
+    case ScalarType::UInt32:
+      return get<uint32_t>(bytes, i);
+    case ScalarType::Long:
+      return static_cast<double>(get<int64_t>(bytes, i));
+    default:
+      return static_cast<double>(get<uint64_t>(bytes, i));  // UInt64
   }
 }
 

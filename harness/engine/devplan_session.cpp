@@ -225,9 +225,8 @@ Result<std::unique_ptr<EngineSession>> open_devplan_session(ProgramImage program
 Result<std::unique_ptr<EngineSession>> open_devplan_session(std::shared_ptr<const Program> program,
                                                             DeviceEnvironment& env,
                                                             const SessionOptions& options) {
-  auto session =
-      std::make_unique<DevplanSession>(std::move(program), module_options_for(env, options),
-                                       options.data_files);
+  auto session = std::make_unique<DevplanSession>(
+      std::move(program), module_options_for(env, options), options.data_files);
   DEVPLAN_RETURN_IF_ERROR(session->open());
   return std::unique_ptr<EngineSession>(std::move(session));
 }

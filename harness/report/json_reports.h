@@ -7,10 +7,10 @@
 #include <vector>
 
 #include <harness/commands/program_summary.h>
-#include <harness/json/json.h>
 #include <harness/commands/replan.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
+#include <harness/json/json.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/data_file.h>
 
@@ -54,7 +54,7 @@ std::string run_json(const RunReport& report, bool full = false);
 struct CheckedData {
   const DataFiles* files = nullptr;
   std::shared_ptr<const DataFiles> owner;  // keeps `files` alive
-  std::vector<MethodSummary> methods;  // summarize_program(program, files), in method order
+  std::vector<MethodSummary> methods;      // summarize_program(program, files), in method order
 };
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
                        const std::vector<std::vector<BufferOptimum>>& optimums = {},

@@ -149,13 +149,15 @@ TEST(CheckCommandTest, AScratchTensorInsideADeadTensorIsANoteNotAnOverlap) {
                        "(size/bound 1.000), 8 planned tensors\n"
                        "    optimum: 2048 B (2.0 KiB) (proven, 0 search steps); the plan is at the "
                        "optimum\n"
-                       "  note: " + note + "\nresult: clean\n");
+                       "  note: " +
+                       note + "\nresult: clean\n");
   r = testing::run(&check_command, {exported("wild_scratch.pte"), "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(R"("lower_bound":2048,"planned_tensors":8,"optimum":{"best":2048,)"
                                R"("proven_bound":2048,"optimal":true,"steps":0}}],"overlaps":[],)"
                                R"("aliases":[{"value":9,"base":2}],"mutable_buffers":[],)"
-                               R"("warnings":[],"notes":[")" + note + "\"]"));
+                               R"("warnings":[],"notes":[")" +
+                               note + "\"]"));
 }
 
 TEST(CheckCommandTest, ViewsOfTheTransformerAreAliasesNotOverlaps) {

@@ -185,12 +185,17 @@ TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
   r = run(&inspect_command, {pte, "--data", ptd});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  external:\n    value 0: float32[3, 4] on cpu:0 (48 B), external "
-                               "'linear.weight' in " + ptd + ", 48 B\n    value 1: float32[3] on "
-                               "cpu:0 (12 B), external 'linear.bias' in " + ptd + ", 12 B\n"));
+                               "'linear.weight' in " +
+                               ptd +
+                               ", 48 B\n    value 1: float32[3] on "
+                               "cpu:0 (12 B), external 'linear.bias' in " +
+                               ptd + ", 12 B\n"));
   r = run(&check_command, {pte, "--data", ptd});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("  data: value 0 'linear.weight' in " + ptd + ", 48 B\n  data: value "
-                               "1 'linear.bias' in " + ptd + ", 12 B\ndata file: " + ptd +
+  EXPECT_THAT(r.out, HasSubstr("  data: value 0 'linear.weight' in " + ptd +
+                               ", 48 B\n  data: value "
+                               "1 'linear.bias' in " +
+                               ptd + ", 12 B\ndata file: " + ptd +
                                ": 2 tensors, 60 B (file 524 B)\nresult: clean\n"));
   r = run(&check_command, {pte, "--data", ptd, "--json"});
   EXPECT_THAT(r.out, HasSubstr(R"("data_files":[{"file":")" + ptd +
@@ -209,9 +214,10 @@ TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
   // devplan's engine has neither kernel: it says so before running anything.
   r = run(&run_command, {pte, "--data", ptd});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
-                   "aten::permute_copy.out has no kernel; operator aten::addmm.out has no kernel "
-                   "(chain 0 instruction 1)\n");
+  EXPECT_EQ(r.err,
+            "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
+            "aten::permute_copy.out has no kernel; operator aten::addmm.out has no kernel "
+            "(chain 0 instruction 1)\n");
 
   // Bad data files.
   r = run(&run_command, {pte, "--data", ptd, "--data", ptd});
@@ -227,7 +233,7 @@ TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
   r = run(&inspect_command, {ptd, "--data", ptd});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr(ptd + " is a data file (.ptd), not a program: --data goes with a "
-                               "program\n"));
+                                     "program\n"));
   // A data file given as the program says what it is.
   r = run(&simulate_command, {ptd});
   EXPECT_EQ(r.exit_code, 1);

@@ -57,10 +57,9 @@ TEST(ReportCommandTest, AMethodWithoutAKernelIsNotRunNotAnError) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(
       r.out,
-      HasSubstr(
-          "mlp                                1  cpu:0=1                         0     "
-          "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out, "
-          "aten::addmm.out, aten::relu.out\n"))
+      HasSubstr("mlp                                1  cpu:0=1                         0     "
+                "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out, "
+                "aten::addmm.out, aten::relu.out\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("  not run: forward: no backend BackendWithCompilerDemo\n"))
       << r.out;

@@ -78,10 +78,10 @@ struct DeviceViolation {
 struct MethodCheck {
   std::string name;
   int32_t num_steps = 0;
-  std::vector<Lifetime> lifetimes;   // per value, the view reading (aliases folded in)
-  std::vector<int32_t> alias_of;     // per value: its base when it is an alias, else -1
+  std::vector<Lifetime> lifetimes;      // per value, the view reading (aliases folded in)
+  std::vector<int32_t> alias_of;        // per value: its base when it is an alias, else -1
   std::vector<Lifetime> own_lifetimes;  // per value, the other reading: every tensor its own memory
-  std::vector<bool> mutable_buffer;  // per value
+  std::vector<bool> mutable_buffer;     // per value
   std::vector<BufferCheck> buffers;
   std::vector<Overlap> overlaps;
   // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host

@@ -33,9 +33,12 @@ Error check_tensor_alignment(size_t index, const TensorInfo& info, const void* d
 // equals NaN, an infinity the infinity of its sign). Other tags cannot be set at all.
 bool same_primitive(const EValue& recorded, const EValue& given) {
   switch (recorded.tag) {
-    case ValueTag::Int: return given.int_value == recorded.int_value;
-    case ValueTag::Bool: return given.bool_value == recorded.bool_value;
-    case ValueTag::String: return given.string_value == recorded.string_value;
+    case ValueTag::Int:
+      return given.int_value == recorded.int_value;
+    case ValueTag::Bool:
+      return given.bool_value == recorded.bool_value;
+    case ValueTag::String:
+      return given.string_value == recorded.string_value;
     case ValueTag::Double: {
       const double a = given.double_value, b = recorded.double_value;
       if (std::isnan(a) && std::isnan(b)) return true;
@@ -43,21 +46,26 @@ bool same_primitive(const EValue& recorded, const EValue& given) {
       const double error = std::abs(a - b);
       return std::isfinite(error) && error <= 1e-4 + std::abs(1e-5 * b);
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 std::string primitive_text(const EValue& v) {
   switch (v.tag) {
-    case ValueTag::Int: return std::to_string(v.int_value);
-    case ValueTag::Bool: return v.bool_value ? "true" : "false";
-    case ValueTag::String: return "'" + v.string_value + "'";
+    case ValueTag::Int:
+      return std::to_string(v.int_value);
+    case ValueTag::Bool:
+      return v.bool_value ? "true" : "false";
+    case ValueTag::String:
+      return "'" + v.string_value + "'";
     case ValueTag::Double: {
       char text[32];
       std::snprintf(text, sizeof(text), "%.17g", v.double_value);
       return text;
     }
-    default: return value_tag_name(v.tag);
+    default:
+      return value_tag_name(v.tag);
   }
 }
 
@@ -409,10 +417,10 @@ Error Method::check_runnable() const {
   std::string message;
   for (const Missing& m : missing_steps()) {
     const InstructionInfo& instruction = *chains_[m.chain][m.pc].instruction;
-    const std::string what =
-        m.backend ? "delegate " + std::to_string(instruction.delegate_index) + " needs backend " +
-                        m.name + ", which is not registered"
-                  : "operator " + m.name + " has no kernel";
+    const std::string what = m.backend
+                                 ? "delegate " + std::to_string(instruction.delegate_index) +
+                                       " needs backend " + m.name + ", which is not registered"
+                                 : "operator " + m.name + " has no kernel";
     message += message.empty() ? where(m.chain, m.pc) + ": " + what
                                : "; " + what + " (chain " + std::to_string(m.chain) +
                                      " instruction " + std::to_string(m.pc) + ")";

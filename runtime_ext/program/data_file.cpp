@@ -57,7 +57,8 @@ Result<DataFile> DataFile::parse(Span<const uint8_t> bytes, std::string name) {
                std::to_string(fb_size) + " bytes) ends past the " + std::to_string(size) +
                "-byte file: truncated?");
   }
-  if (file.segment_base_offset_ > size || file.segment_data_size_ > size - file.segment_base_offset_) {
+  if (file.segment_base_offset_ > size ||
+      file.segment_data_size_ > size - file.segment_base_offset_) {
     return bad("segments at " + std::to_string(file.segment_base_offset_) + " (" +
                std::to_string(file.segment_data_size_) + " bytes) end past the " +
                std::to_string(size) + "-byte file: truncated?");
@@ -96,7 +97,8 @@ Result<DataFile> DataFile::parse(Span<const uint8_t> bytes, std::string name) {
     if (const ft::TensorLayout* layout = d->tensor_layout()) {
       e.has_layout = true;
       e.dtype = static_cast<ScalarType>(layout->scalar_type());
-      if (layout->sizes() != nullptr) e.sizes.assign(layout->sizes()->begin(), layout->sizes()->end());
+      if (layout->sizes() != nullptr)
+        e.sizes.assign(layout->sizes()->begin(), layout->sizes()->end());
       if (layout->dim_order() != nullptr) {
         e.dim_order.assign(layout->dim_order()->begin(), layout->dim_order()->end());
       }
@@ -131,9 +133,9 @@ Result<std::shared_ptr<const DataFiles>> DataFiles::make(std::vector<Owned> file
     for (const DataEntry& e : f.file.entries()) {
       const std::pair<const DataFile*, const DataEntry*> other = set->find(e.key);
       if (other.first != nullptr) {
-        return Error(ErrorCode::InvalidExternalData, "key '" + e.key + "' is in both " +
-                                                         other.first->name() + " and " +
-                                                         f.file.name());
+        return Error(
+            ErrorCode::InvalidExternalData,
+            "key '" + e.key + "' is in both " + other.first->name() + " and " + f.file.name());
       }
     }
     set->files_.push_back(std::move(f));
@@ -161,9 +163,9 @@ Result<ExternalTensorData> resolve_external_tensor(const DataFiles* files, const
   }
   auto mismatch = [&](const std::string& field, const std::string& program,
                       const std::string& data) {
-    return Error(ErrorCode::InvalidExternalData, what + ": " + field + " " + program +
-                                                     " in the program, " + data + " in " +
-                                                     file->name());
+    return Error(
+        ErrorCode::InvalidExternalData,
+        what + ": " + field + " " + program + " in the program, " + data + " in " + file->name());
   };
   if (!entry->has_layout) return mismatch("layout", "a tensor's", "none (not a tensor)");
   if (entry->dtype != info.dtype) {

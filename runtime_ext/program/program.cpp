@@ -85,9 +85,10 @@ Result<Program> Program::parse(Program program) {
     }
     if (std::memcmp(id, "FT01", 4) == 0) {
       // ExecuTorch's external data file (FlatTensor): a program's constants, kept beside it.
-      return invalid("not a program: a .ptd data file (FlatTensor, file identifier 'FT01') that "
-                     "holds constants of a program; give the program (.pte) that uses it, with "
-                     "--data FILE.ptd");
+      return invalid(
+          "not a program: a .ptd data file (FlatTensor, file identifier 'FT01') that "
+          "holds constants of a program; give the program (.pte) that uses it, with "
+          "--data FILE.ptd");
     }
     return invalid("not a program: file identifier is '" + printable_identifier(id) +
                    "' (expected '" + kFileIdentifier + "')");

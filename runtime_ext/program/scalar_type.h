@@ -18,7 +18,7 @@ enum class ScalarType : int8_t {
   Half = 5,
   Float = 6,
   Double = 7,
-  ComplexHalf = 8,  // complex types and the sub-byte bits types: ExecuTorch reads them (its
+  ComplexHalf = 8,   // complex types and the sub-byte bits types: ExecuTorch reads them (its
   ComplexFloat = 9,  // isValid is 0..29), though no kernel here computes with them
   ComplexDouble = 10,
   Bool = 11,

@@ -88,14 +88,15 @@ class ExecutorchSession final : public EngineSession {
         return Error(ErrorCode::NotSupported,
                      "--runtime executorch takes one --data file: ExecuTorch 1.5.1's Module merges "
                      "several only when it opens the program from a path itself, and devplan "
-                     "gives it the program's bytes (given: " + data_files_->names() + ")");
+                     "gives it the program's bytes (given: " +
+                         data_files_->names() + ")");
       }
       const Span<const uint8_t> data = data_files_->files()[0].file.bytes();
       data_loader = std::make_unique<BufferDataLoader>(data.data(), data.size());
     }
-    module_ = std::make_unique<Module>(
-        std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()), nullptr, nullptr,
-        nullptr, std::move(data_loader));
+    module_ =
+        std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()),
+                                 nullptr, nullptr, nullptr, std::move(data_loader));
     const et::Error e =
         module_->load(minimal_verification_ ? et::Program::Verification::Minimal
                                             : et::Program::Verification::InternalConsistency);
@@ -427,7 +428,7 @@ class ExecutorchSession final : public EngineSession {
   // Caller memory per method; freed after the Module (declared before it, reset after it).
   std::map<std::string, std::vector<std::unique_ptr<CallerTensor>>> caller_;
   std::shared_ptr<const DataFiles> data_files_;  // the loader over it lives in module_
-  std::unique_ptr<Module> module_;  // destroyed first (see the destructor)
+  std::unique_ptr<Module> module_;               // destroyed first (see the destructor)
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;
 };

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/engine/child_process.h>
 #include <harness/commands/tensor_values.h>
+#include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/raw_program.h>
 #include <harness/fuzz/crash_replay.h>

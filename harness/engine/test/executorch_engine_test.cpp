@@ -366,8 +366,8 @@ TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
   }
 }
 
-// x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value; given,
-// it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
+// x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value;
+// given, it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
 TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
   const std::string file = exported("wild_fixed_double.pte");
   const std::map<std::string, std::string> refusal = {
@@ -381,12 +381,14 @@ TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
     SCOPED_TRACE(runtime);
     CommandResult r = testing::run(&run_command, {file, "--runtime", runtime});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 2, 2, 2]\n");
+    EXPECT_EQ(r.out,
+              "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 2, 2, 2]\n");
     // Within ExecuTorch's tolerance (1e-4 + 1e-5 * 2) the recorded value is taken.
     r = testing::run(&run_command,
                      {file, "--runtime", runtime, "--input", "1,2,3,4", "--input", "2.0001"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 4, 6, 8]\n");
+    EXPECT_EQ(r.out,
+              "method forward: 1 outputs\noutput 0: float32[2, 2] on cpu:0 = [2, 4, 6, 8]\n");
     r = testing::run(&run_command,
                      {file, "--runtime", runtime, "--input", "1,2,3,4", "--input", "3"});
     EXPECT_EQ(r.exit_code, 1);
@@ -412,12 +414,14 @@ TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
   }
   CommandResult r = testing::run(&run_command, {absent});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: "
-                   "delegate 0 needs backend AbsentBackend, which is not registered\n");
+  EXPECT_EQ(r.err,
+            "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: "
+            "delegate 0 needs backend AbsentBackend, which is not registered\n");
   r = testing::run(&run_command, {absent, "--runtime", "executorch"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan run: NotFound: ExecuTorch: load_method('forward') failed: Backend "
-                   "AbsentBackend is not registered.\n");
+  EXPECT_EQ(r.err,
+            "devplan run: NotFound: ExecuTorch: load_method('forward') failed: Backend "
+            "AbsentBackend is not registered.\n");
 
   r = testing::run(&simulate_command, {ops, "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -425,9 +429,10 @@ TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
                                R"("kernel devplan_absent::halve.out"])"));
   r = testing::run(&run_command, {ops});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
-                   "devplan_absent::twice.out has no kernel; operator devplan_absent::halve.out "
-                   "has no kernel (chain 0 instruction 1)\n");
+  EXPECT_EQ(r.err,
+            "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
+            "devplan_absent::twice.out has no kernel; operator devplan_absent::halve.out "
+            "has no kernel (chain 0 instruction 1)\n");
   const std::string executorch_error =
       "OperatorMissing: ExecuTorch: load_method('forward') failed: operator "
       "devplan_absent::twice.out has no kernel; operator devplan_absent::halve.out has no kernel; "
@@ -456,12 +461,14 @@ TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
   const std::string ptd = exported("wild_external_data.ptd");
   CommandResult r = testing::run(&run_command, {pte, "--runtime", "executorch", "--data", ptd});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[2, 3] on cpu:0 = [-0.99268794, "
-                   "-0.0031014085, -0.36756653, -0.99268794, -0.0031014085, -0.36756653]\n");
+  EXPECT_EQ(r.out,
+            "method forward: 1 outputs\noutput 0: float32[2, 3] on cpu:0 = [-0.99268794, "
+            "-0.0031014085, -0.36756653, -0.99268794, -0.0031014085, -0.36756653]\n");
   r = testing::run(&run_command, {pte, "--runtime", "executorch"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan run: InvalidState: ExecuTorch: load_method('forward') failed: "
-                   "external_data_map is null\n");
+  EXPECT_EQ(r.err,
+            "devplan run: InvalidState: ExecuTorch: load_method('forward') failed: "
+            "external_data_map is null\n");
   r = testing::run(&simulate_command, {pte, "--runtime", "executorch", "--data", ptd});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("method forward: loaded\n"));
@@ -473,8 +480,8 @@ TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
                                      testing::temp_dir(), "--fuzz-cases", "0"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("wild_external_data                 1  cpu:0=1                    "
-                               "     0     0      0        0  1/1\ndata file: " + ptd +
-                               ": 2 tensors, 60 B (file 524 B)\n"));
+                               "     0     0      0        0  1/1\ndata file: " +
+                               ptd + ": 2 tensors, 60 B (file 524 B)\n"));
 }
 
 // Outputs above 4096 elements are summarized (eager PyTorch's values: i * j for i, j in 1..256,
@@ -497,9 +504,10 @@ TEST_F(ExecutorchEngine, LargeOutputsAreSummarizedUnlessFull) {
                                R"("first":[1.0,2.0,3.0,4.0,5.0],"last":[64512.0,64768.0,65024.0,)"
                                R"(65280.0,65536.0],"min":1.0,"max":65536.0,"mean":16512.25,)"
                                R"("nan":0,"inf":0,"fnv1a64":"0acc0940f1381a9b"}})"));
-  EXPECT_THAT(r.out, HasSubstr(R"("summary":{"elements":8192,"first":[null,null,null,null,null],)"
-                               R"("last":[null,null,null,null,null],"min":null,"max":null,)"
-                               R"("mean":null,"nan":4096,"inf":4096,"fnv1a64":"b71dc47d41c72325"}})"));
+  EXPECT_THAT(r.out,
+              HasSubstr(R"("summary":{"elements":8192,"first":[null,null,null,null,null],)"
+                        R"("last":[null,null,null,null,null],"min":null,"max":null,)"
+                        R"("mean":null,"nan":4096,"inf":4096,"fnv1a64":"b71dc47d41c72325"}})"));
   EXPECT_THAT(r.out, Not(HasSubstr(R"("values")")));
   r = testing::run(&run_command, {file, "--runtime", "executorch", "--full"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -50,8 +50,8 @@ TEST(SameOutputValues, EverythingElseIsComparedExactly) {
   EXPECT_FALSE(same_output_values({tensor(f, {"1"})}, {tensor(f, {"1"}), tensor(f, {"1"})}));
   EXPECT_TRUE(same_output_values({tensor(f, {"1"}), tensor(f, {"2"})},
                                  {tensor(f, {"1"}), tensor(f, {"2"})}));
-  EXPECT_FALSE(same_output_values({tensor(ScalarType::Long, {"1"})},
-                                  {tensor(ScalarType::Long, {"2"})}));
+  EXPECT_FALSE(
+      same_output_values({tensor(ScalarType::Long, {"1"})}, {tensor(ScalarType::Long, {"2"})}));
 }
 
 }  // namespace

@@ -387,11 +387,11 @@ TEST_F(MethodTest, ExecuteNamesEveryMissingKernelAndBackendOnceBeforeRunning) {
   int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 0);
   int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 16);
   int32_t no = b.add_bool(false);
-  b.add_kernel_call("aten::mul", "out", {x, x, y, y});  // 0: runs fine
-  b.add_jump_false(no, 3);                              // 1: skips instruction 2
-  b.add_kernel_call("aten::sin", "out", {x, y, y});     // 2
-  b.add_kernel_call("aten::cos", "out", {x, y, y});     // 3
-  b.add_kernel_call("aten::sin", "out", {y, x, x});     // 4: named already
+  b.add_kernel_call("aten::mul", "out", {x, x, y, y});                // 0: runs fine
+  b.add_jump_false(no, 3);                                            // 1: skips instruction 2
+  b.add_kernel_call("aten::sin", "out", {x, y, y});                   // 2
+  b.add_kernel_call("aten::cos", "out", {x, y, y});                   // 3
+  b.add_kernel_call("aten::sin", "out", {y, x, x});                   // 4: named already
   b.add_delegate_call(b.add_delegate("AbsentBackend", {1}), {x, y});  // 5
   b.set_inputs({x});
   b.set_outputs({y});
@@ -856,10 +856,10 @@ TEST_F(MethodTest, DoubleInputTakesItsRecordedValueWithinExecutorchsTolerance) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<Case> cases = {
-      {2.0, 2.0, true},           {2.0, 2.0 + 1.1e-4, true},  {2.0, 2.0 - 1.3e-4, false},
-      {2.0, 1.0, false},          {1e6, 1e6 + 10.0, true},    {1e6, 1e6 + 10.0002, false},
-      {nan, nan, true},           {nan, 2.0, false},          {inf, inf, true},
-      {inf, -inf, false},         {-inf, -inf, true},         {inf, 1e308, false},
+      {2.0, 2.0, true},   {2.0, 2.0 + 1.1e-4, true}, {2.0, 2.0 - 1.3e-4, false},
+      {2.0, 1.0, false},  {1e6, 1e6 + 10.0, true},   {1e6, 1e6 + 10.0002, false},
+      {nan, nan, true},   {nan, 2.0, false},         {inf, inf, true},
+      {inf, -inf, false}, {-inf, -inf, true},        {inf, 1e308, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.recorded) + " given " + std::to_string(c.given));

@@ -14,9 +14,9 @@ namespace devplan {
 namespace {
 
 std::vector<uint8_t> fixture() {
-  std::ifstream in(std::string(DEVPLAN_SOURCE_DIR) +
-                       "/fixtures/executorch/exporter/wild_external_data.ptd",
-                   std::ios::binary);
+  std::ifstream in(
+      std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/wild_external_data.ptd",
+      std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
@@ -132,9 +132,15 @@ TEST(DataFileTest, ExternalTensorsResolveAsExecutorchChecksThem) {
        "external tensor 'linear.w' is in none of the data files given (w.ptd)"},
       {[](TensorInfo& t) { t.dtype = ScalarType::Half; }, ErrorCode::InvalidExternalData,
        "external tensor 'linear.weight': dtype float16 in the program, float32 in w.ptd"},
-      {[](TensorInfo& t) { t.sizes = {4, 3}; }, ErrorCode::InvalidExternalData,
+      {[](TensorInfo& t) {
+         t.sizes = {4, 3};
+       },
+       ErrorCode::InvalidExternalData,
        "external tensor 'linear.weight': sizes [4, 3] in the program, [3, 4] in w.ptd"},
-      {[](TensorInfo& t) { t.dim_order = {1, 0}; }, ErrorCode::InvalidExternalData,
+      {[](TensorInfo& t) {
+         t.dim_order = {1, 0};
+       },
+       ErrorCode::InvalidExternalData,
        "external tensor 'linear.weight': dim order [1, 0] in the program, [0, 1] in w.ptd"},
       {[](TensorInfo& t) { t.nbytes = 49; }, ErrorCode::InvalidExternalData,
        "external tensor 'linear.weight': bytes 49 in the program, 48 in w.ptd"},

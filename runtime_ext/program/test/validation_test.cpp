@@ -211,9 +211,9 @@ TEST(TensorValidationTest, UnknownScalarType) {
 // ExecuTorch reads every scalar type 0..29 (complex and the sub-byte bits types too): so does
 // devplan, and a planned complex tensor takes its element size.
 TEST(TensorValidationTest, ComplexAndBitsTypesAreRead) {
-  for (ScalarType t : {ScalarType::ComplexHalf, ScalarType::ComplexFloat,
-                       ScalarType::ComplexDouble, ScalarType::Bits1x8, ScalarType::Bits2x4,
-                       ScalarType::Bits4x2, ScalarType::Bits8}) {
+  for (ScalarType t :
+       {ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble,
+        ScalarType::Bits1x8, ScalarType::Bits2x4, ScalarType::Bits4x2, ScalarType::Bits8}) {
     SCOPED_TRACE(scalar_type_name(t));
     expect_valid([t](MethodBuilder& m) { m.add_runtime_tensor(TensorSpec::of(t, {2})); });
   }
