@@ -120,8 +120,7 @@ Result<CheckedData> checked_data(const std::string& file, const std::vector<std:
   DEVPLAN_ASSIGN_OR_RETURN(std::shared_ptr<const DataFiles> files, map_data_files(paths));
   DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
   DEVPLAN_ASSIGN_OR_RETURN(data.methods, summarize_program(program, files.get()));
-  data.owner = std::move(files);
-  data.files = data.owner.get();
+  data.files = std::move(files);
   return data;
 }
 

@@ -390,9 +390,10 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
     for (const std::string& text : r.not_run) out << "  not run: " << text << "\n";
     for (const std::string& text : r.write_errors) out << "  cannot write: " << text << "\n";
   }
-  for (const DataFiles::Owned& f :
-       o.data_files ? o.data_files->files() : std::vector<DataFiles::Owned>()) {
-    out << "data file: " << data_file_summary(f.file) << "\n";
+  if (o.data_files != nullptr) {
+    for (const DataFiles::Owned& f : o.data_files->files()) {
+      out << "data file: " << data_file_summary(f.file) << "\n";
+    }
   }
   out << o.rows.size() << " programs, " << o.total_allocations
       << " device allocations, all freed: " << (o.program_findings == 0 ? "yes" : "NO") << "\n";

@@ -52,9 +52,8 @@ std::string run_json(const RunReport& report, bool full = false);
 // "optimum" {best, proven_bound, optimal, steps} on each buffer.
 // `check --data`: the data files and, per method, where each external tensor's data is.
 struct CheckedData {
-  const DataFiles* files = nullptr;
-  std::shared_ptr<const DataFiles> owner;  // keeps `files` alive
-  std::vector<MethodSummary> methods;      // summarize_program(program, files), in method order
+  std::shared_ptr<const DataFiles> files;
+  std::vector<MethodSummary> methods;  // summarize_program(program, files), in method order
 };
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
                        const std::vector<std::vector<BufferOptimum>>& optimums = {},

@@ -22,10 +22,6 @@ namespace bp = devplan_bundled_flatbuffer;
 using ::testing::HasSubstr;
 using testing::run;
 
-std::string exported(const std::string& name) {
-  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
-}
-
 std::vector<uint8_t> file_bytes(const std::string& path) {
   Result<std::vector<uint8_t>> bytes = read_file(path);
   EXPECT_TRUE(bytes.ok()) << bytes.error();
@@ -49,7 +45,7 @@ std::unique_ptr<bp::BundledProgramT> unpack(const std::vector<uint8_t>& bytes) {
 }
 
 TEST(BundledProgramTest, TheExportersBundleReadsFieldByField) {
-  const std::vector<uint8_t> bytes = file_bytes(exported("bundled_add.bpte"));
+  const std::vector<uint8_t> bytes = file_bytes(testing::exported_program("bundled_add.bpte"));
   ASSERT_TRUE(is_bundled_program(bytes));
   Result<BundledProgram> b = BundledProgram::parse(bytes);
   ASSERT_TRUE(b.ok()) << b.error();
@@ -71,7 +67,7 @@ TEST(BundledProgramTest, TheExportersBundleReadsFieldByField) {
   EXPECT_EQ(floats(c.inputs[1].data), (std::vector<float>{0.5f, -1.5f, 10, -4.25f}));
   EXPECT_EQ(floats(c.expected_outputs[0].data), (std::vector<float>{1.5f, 0.5f, 13, -0.25f}));
   // The program inside is the one the image hands to the engines.
-  Result<ProgramImage> image = ProgramImage::map(exported("bundled_add.bpte"));
+  Result<ProgramImage> image = ProgramImage::map(testing::exported_program("bundled_add.bpte"));
   ASSERT_TRUE(image.ok());
   ASSERT_NE(image->bundled(), nullptr);
   EXPECT_EQ(image->bytes().size(), 1072u);
@@ -80,7 +76,7 @@ TEST(BundledProgramTest, TheExportersBundleReadsFieldByField) {
 }
 
 TEST(BundledProgramTest, RunRunsEveryTestCase) {
-  testing::CommandResult r = run(&run_command, {exported("bundled_add.bpte")});
+  testing::CommandResult r = run(&run_command, {testing::exported_program("bundled_add.bpte")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "bundled program: 2 test cases (rtol 1e-05, atol 1e-08; the file gives no "
@@ -88,31 +84,34 @@ TEST(BundledProgramTest, RunRunsEveryTestCase) {
             "forward test case 0: pass (largest difference 0)\n"
             "forward test case 1: pass (largest difference 0)\n"
             "2 passed, 0 failed\n");
-  testing::CommandResult device = run(&run_command, {exported("bundled_device.bpte"), "--json"});
+  testing::CommandResult device =
+      run(&run_command, {testing::exported_program("bundled_device.bpte"), "--json"});
   EXPECT_EQ(device.exit_code, 0) << device.err;
   EXPECT_THAT(device.out, HasSubstr(R"("passed":2,"failed":0)")) << device.out;
 }
 
 TEST(BundledProgramTest, ACaseThatCannotRunFailsAndMethodSelectsASuite) {
-  testing::CommandResult all = run(&run_command, {exported("bundled_two_methods.bpte")});
+  testing::CommandResult all =
+      run(&run_command, {testing::exported_program("bundled_two_methods.bpte")});
   EXPECT_EQ(all.exit_code, 3);
   EXPECT_THAT(all.out, HasSubstr("cpu_only test case 0: FAIL: OperatorMissing: method "
                                  "'cpu_only': chain 0 instruction 0: operator aten::tanh.out has "
                                  "no kernel\n"));
   EXPECT_THAT(all.out, HasSubstr("2 passed, 3 failed\n"));
-  testing::CommandResult forward =
-      run(&run_command, {exported("bundled_two_methods.bpte"), "--method", "forward"});
+  testing::CommandResult forward = run(
+      &run_command, {testing::exported_program("bundled_two_methods.bpte"), "--method", "forward"});
   EXPECT_EQ(forward.exit_code, 0) << forward.out;
   EXPECT_THAT(forward.out, HasSubstr("2 passed, 0 failed\n"));
-  testing::CommandResult unknown =
-      run(&run_command, {exported("bundled_two_methods.bpte"), "--method", "nope"});
+  testing::CommandResult unknown = run(
+      &run_command, {testing::exported_program("bundled_two_methods.bpte"), "--method", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.err, HasSubstr("the bundled program has no test set for method 'nope'"));
 }
 
 // bundled_add with case 0's first expected element 1.5 moved by 0.001.
 std::vector<uint8_t> slightly_off_bundle() {
-  std::unique_ptr<bp::BundledProgramT> object = unpack(file_bytes(exported("bundled_add.bpte")));
+  std::unique_ptr<bp::BundledProgramT> object =
+      unpack(file_bytes(testing::exported_program("bundled_add.bpte")));
   std::vector<uint8_t>& data =
       object->method_test_suites[0]->test_cases[0]->expected_outputs[0]->val.AsTensor()->data;
   const float off = 1.501f;
@@ -141,7 +140,7 @@ TEST(BundledProgramTest, OutputsAreComparedWithinTheTolerances) {
 }
 
 TEST(BundledProgramTest, EveryCommandReadsTheProgramInside) {
-  const std::string file = exported("bundled_device.bpte");
+  const std::string file = testing::exported_program("bundled_device.bpte");
   testing::CommandResult inspect = run(&inspect_command, {file});
   EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_THAT(inspect.out, HasSubstr("buffer 1: 48 B on cuda:0"));
@@ -210,7 +209,7 @@ TEST(BundledProgramTest, ReplanKeepsTheBundleAndItsTestSets) {
 }
 
 TEST(BundledProgramTest, BadBundlesAreCleanErrors) {
-  const std::vector<uint8_t> good = file_bytes(exported("bundled_add.bpte"));
+  const std::vector<uint8_t> good = file_bytes(testing::exported_program("bundled_add.bpte"));
   std::vector<uint8_t> truncated(good.begin(), good.begin() + 300);
   testing::CommandResult t = run(&inspect_command, {testing::temp_file(truncated, ".bpte")});
   EXPECT_EQ(t.exit_code, 1);

@@ -91,24 +91,21 @@ std::string upstream(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1/" + name;
 }
 
-std::string exported(const std::string& name) {
-  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
-}
-
 // Programs ExecuTorch 1.5.1 loads and runs, which devplan once refused: an OptionalTensorList
 // holding -1 (None) and torch.cond's jumps on bool tensors, one past the chain's end.
 TEST(CheckCommandTest, WhatExecutorchLoadsIsCheckedNotRefused) {
-  testing::CommandResult r = testing::run(&check_command, {exported("wild_optional_none.pte")});
+  testing::CommandResult r =
+      testing::run(&check_command, {testing::exported_program("wild_optional_none.pte")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "file: " + exported("wild_optional_none.pte") +
+  EXPECT_EQ(r.out, "file: " + testing::exported_program("wild_optional_none.pte") +
                        "\nmethod forward: 1 steps\n"
                        "  buffer 0: 64 B on cpu:0, lower bound 64 B (size/bound 1.000), 3 planned "
                        "tensors\n"
                        "    optimum: 64 B (proven, 0 search steps); the plan is at the optimum\n"
                        "result: clean\n");
-  r = testing::run(&check_command, {exported("wild_cond.pte")});
+  r = testing::run(&check_command, {testing::exported_program("wild_cond.pte")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "file: " + exported("wild_cond.pte") +
+  EXPECT_EQ(r.out, "file: " + testing::exported_program("wild_cond.pte") +
                        "\nmethod forward: 8 steps\n"
                        "  buffer 0: 64 B on cpu:0, lower bound 48 B (size/bound 1.333), 6 planned "
                        "tensors\n"
@@ -118,12 +115,12 @@ TEST(CheckCommandTest, WhatExecutorchLoadsIsCheckedNotRefused) {
   for (const char* name : {"wild_optional_none.pte", "wild_cond.pte"}) {
     SCOPED_TRACE(name);
     for (testing::CommandFn command : {&inspect_command, &simulate_command}) {
-      r = testing::run(command, {exported(name)});
+      r = testing::run(command, {testing::exported_program(name)});
       EXPECT_EQ(r.exit_code, 0) << r.err;
     }
   }
   // devplan's own engine has neither aten::index nor aten::sum: it says so when it runs them.
-  r = testing::run(&run_command, {exported("wild_cond.pte")});
+  r = testing::run(&run_command, {testing::exported_program("wild_cond.pte")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "devplan run: OperatorMissing: method 'forward': chain 0 instruction 0: operator "
@@ -136,14 +133,15 @@ TEST(CheckCommandTest, WhatExecutorchLoadsIsCheckedNotRefused) {
 // it died) is not taken for a view of the dead tensor: no overlap, and the lower bound and the
 // optimum hold under both readings (ExecuTorch runs the 2048-byte plan correctly).
 TEST(CheckCommandTest, AScratchTensorInsideADeadTensorIsANoteNotAnOverlap) {
-  testing::CommandResult r = testing::run(&check_command, {exported("wild_scratch.pte")});
+  testing::CommandResult r =
+      testing::run(&check_command, {testing::exported_program("wild_scratch.pte")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string note =
       "values 2 [1024, 2048) and 4 [1280, 1536) of buffer 0 share bytes during instructions 2..3 "
       "only if value 9 [1024, 1280), which no instruction writes, is a view of value 2 (it keeps "
       "value 2 live to instruction 3); read as scratch memory of instructions 3..3, it is not. No "
       "instruction says which: not an overlap";
-  EXPECT_EQ(r.out, "file: " + exported("wild_scratch.pte") +
+  EXPECT_EQ(r.out, "file: " + testing::exported_program("wild_scratch.pte") +
                        "\nmethod forward: 6 steps\n"
                        "  buffer 0: 2048 B (2.0 KiB) on cpu:0, lower bound 2048 B (2.0 KiB) "
                        "(size/bound 1.000), 8 planned tensors\n"
@@ -151,7 +149,7 @@ TEST(CheckCommandTest, AScratchTensorInsideADeadTensorIsANoteNotAnOverlap) {
                        "optimum\n"
                        "  note: " +
                        note + "\nresult: clean\n");
-  r = testing::run(&check_command, {exported("wild_scratch.pte"), "--json"});
+  r = testing::run(&check_command, {testing::exported_program("wild_scratch.pte"), "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(R"("lower_bound":2048,"planned_tensors":8,"optimum":{"best":2048,)"
                                R"("proven_bound":2048,"optimal":true,"steps":0}}],"overlaps":[],)"

@@ -51,6 +51,10 @@ std::string real_program(const std::string& name) {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/" + name;
 }
 
+std::string exported_program(const std::string& name) {
+  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
+}
+
 std::string fixture_program(const std::string& name) {
   return std::string(DEVPLAN_FIXTURE_PROGRAMS_DIR) + "/" + name + ".pte";
 }

@@ -20,6 +20,8 @@ CommandResult run(CommandFn command, const Args& args);
 
 // A real ExecuTorch file in fixtures/executorch/.
 std::string real_program(const std::string& name);
+// fixtures/executorch/exporter/<name>: the programs of ExecuTorch 1.5.1's exporter.
+std::string exported_program(const std::string& name);
 // A fixture program written by the build ("device_add_cuda0").
 std::string fixture_program(const std::string& name);
 // How every JSON document starts: {"devplan_version":"0.1.0","schema_version":1, (the caller

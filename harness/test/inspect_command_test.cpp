@@ -152,15 +152,11 @@ TEST(InspectCommandTest, ExternalTensorsAreShownNotMislabelled) {
       << sim.out;
 }
 
-std::string exported(const std::string& name) {
-  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
-}
-
 // The exporter's nn.Linear with external constants: the .ptd listed on its own, and its tensors
 // found through --data by inspect and check; bad data files named.
 TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
-  const std::string ptd = exported("wild_external_data.ptd");
-  const std::string pte = exported("wild_external_data.pte");
+  const std::string ptd = testing::exported_program("wild_external_data.ptd");
+  const std::string pte = testing::exported_program("wild_external_data.pte");
   testing::CommandResult r = run(&inspect_command, {ptd});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "data file: " + ptd +

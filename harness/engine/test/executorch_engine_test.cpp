@@ -329,10 +329,6 @@ TEST_F(ExecutorchEngine, TruncatedProgramsAreCleanLoadErrors) {
   }
 }
 
-std::string exported(const std::string& name) {
-  return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/" + name;
-}
-
 // Programs the exporter writes that devplan once refused, run by ExecuTorch's runtime as eager
 // PyTorch computes them: x[:, idx] (an OptionalTensorList with a None) and torch.cond.
 TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
@@ -354,8 +350,8 @@ TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.inputs.size()) + " inputs");
-    std::vector<std::string> args = {exported(std::string(c.name) + ".pte"), "--runtime",
-                                     "executorch"};
+    std::vector<std::string> args = {testing::exported_program(std::string(c.name) + ".pte"),
+                                     "--runtime", "executorch"};
     for (const std::string& input : c.inputs) {
       args.push_back("--input");
       args.push_back(input);
@@ -369,7 +365,7 @@ TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
 // x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value;
 // given, it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
 TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
-  const std::string file = exported("wild_fixed_double.pte");
+  const std::string file = testing::exported_program("wild_fixed_double.pte");
   const std::map<std::string, std::string> refusal = {
       {"devplan",
        "devplan run: InvalidArgument: method 'forward': input 1 is Double 2, fixed when the "
@@ -401,8 +397,8 @@ TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
 // and each says it; operators no kernel library has are named once each, all of them (devplan's
 // engine loads without them, ExecuTorch's refuses the load and its log lines follow, each once).
 TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
-  const std::string absent = exported("wild_absent_backend.pte");
-  const std::string ops = exported("wild_missing_ops.pte");
+  const std::string absent = testing::exported_program("wild_absent_backend.pte");
+  const std::string ops = testing::exported_program("wild_missing_ops.pte");
   for (const std::string runtime : {"devplan", "executorch"}) {
     SCOPED_TRACE(runtime);
     CommandResult r = testing::run(&simulate_command, {absent, "--runtime", runtime});
@@ -457,8 +453,8 @@ TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
 // nn.Linear with its weight and bias in a .ptd: ExecuTorch runs it with --data as eager PyTorch
 // did (reference/wild_external_data.ones.json) and refuses it without, as devplan's engine does.
 TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
-  const std::string pte = exported("wild_external_data.pte");
-  const std::string ptd = exported("wild_external_data.ptd");
+  const std::string pte = testing::exported_program("wild_external_data.pte");
+  const std::string ptd = testing::exported_program("wild_external_data.ptd");
   CommandResult r = testing::run(&run_command, {pte, "--runtime", "executorch", "--data", ptd});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
@@ -487,7 +483,7 @@ TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
 // Outputs above 4096 elements are summarized (eager PyTorch's values: i * j for i, j in 1..256,
 // then 4096 -inf and 4096 NaN; checksums computed outside devplan), and --full prints them all.
 TEST_F(ExecutorchEngine, LargeOutputsAreSummarizedUnlessFull) {
-  const std::string file = exported("wild_huge_outputs.pte");
+  const std::string file = testing::exported_program("wild_huge_outputs.pte");
   CommandResult r = testing::run(&run_command, {file, "--runtime", "executorch"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
@@ -537,8 +533,8 @@ TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTo
   };
   for (const Expected& p : programs) {
     SCOPED_TRACE(p.name);
-    Result<Json> reference =
-        parse_json_file(exported(std::string("reference/") + p.name + ".ones.json"));
+    Result<Json> reference = parse_json_file(
+        testing::exported_program(std::string("reference/") + p.name + ".ones.json"));
     ASSERT_TRUE(reference.ok()) << reference.error().to_string();
     const Json& want = reference->at("forward").at(0).at("outputs");
     for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
@@ -546,8 +542,9 @@ TEST_F(ExecutorchEngine, ExportedDeviceProgramsRunInBothEnginesAndMatchEagerPyTo
       std::unique_ptr<DeviceEnvironment> env =
           std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
       {
-        Result<std::unique_ptr<EngineSession>> s = open_session(
-            runtime, bytes_of(exported(std::string(p.name) + ".pte")), *env, SessionOptions());
+        Result<std::unique_ptr<EngineSession>> s =
+            open_session(runtime, bytes_of(testing::exported_program(std::string(p.name) + ".pte")),
+                         *env, SessionOptions());
         ASSERT_TRUE(s.ok()) << s.error().to_string();
         bool usage_error = false;
         Result<std::vector<OutputValues>> out = (*s)->execute("forward", {}, &usage_error);
