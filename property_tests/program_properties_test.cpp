@@ -288,12 +288,12 @@ DEVPLAN_PROP(Faults, ExceededCapacityLeavesNothingLive, ()) {
 
 // ---- Corruptions ----------------------------------------------------------------------------
 
-// Every corruption of a valid program is rejected with InvalidProgram naming the method, by
-// Program::load/method_meta and by Module::load_method, before any device allocation; the
+// Every refused corruption of a valid program is rejected with InvalidProgram naming the method,
+// by Program::load/method_meta and by Module::load_method, before any device allocation; the
 // other methods are unaffected.
 DEVPLAN_PROP(Corruptions, RejectedWithInvalidProgram, ()) {
   const ProgramScenario s = *gen_program_scenario();
-  const Corruption c = *gen_corruption(s);
+  const Corruption c = *gen_corruption(s, /*refused=*/true);
   RC_TAG(corruption_kind_name(c.kind));
   Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, c);
   RC_ASSERT(bytes.ok());
@@ -312,6 +312,71 @@ DEVPLAN_PROP(Corruptions, RejectedWithInvalidProgram, ()) {
   RC_ASSERT(module.load_method(bad.name).code() == ErrorCode::InvalidProgram);
   RC_ASSERT(!module.is_method_loaded(bad.name));
   RC_ASSERT(dev.cuda.allocate_calls() == 0u);
+}
+
+// The device each buffer of the corrupted method has when ExecuTorch reads it: the first entry
+// naming the buffer wins, entries naming no buffer are never matched (stated per kind, from
+// what build_corrupted_program writes).
+std::vector<Device> executorch_buffer_devices(const MethodScenario& m, const Corruption& c) {
+  std::vector<Device> devices;
+  for (const ScenarioBuffer& b : m.buffers) devices.push_back(b.device);
+  if (m.buffers.empty()) return devices;
+  const size_t b = c.target % m.buffers.size();
+  const int64_t amount = c.amount;
+  switch (c.kind) {
+    case CorruptionKind::DuplicateDeviceEntry:
+      if (devices[b].is_cpu()) devices[b] = Device::cuda(0);
+      break;
+    case CorruptionKind::UnknownDeviceType:
+      devices[b] = Device(static_cast<DeviceType>(std::min<int64_t>(2 + amount, 127)), 0);
+      break;
+    case CorruptionKind::NegativeDeviceIndex:
+      devices[b] =
+          Device(DeviceType::CUDA, static_cast<DeviceIndex>(std::max<int64_t>(-1 - amount, -128)));
+      break;
+    default:
+      break;
+  }
+  return devices;
+}
+
+// Every other corruption is a defect ExecuTorch reads without a check: the program loads, the
+// method's buffers have the devices ExecuTorch's linear scan gives, a note says what was odd, and
+// Module::load_method does what ExecuTorch's Module does with those devices (an unknown type has
+// no allocator: NotFound; the tracking allocator refuses a negative index: InvalidArgument),
+// leaving nothing allocated.
+DEVPLAN_PROP(Corruptions, LenientFieldsAreReadAsExecutorchReadsThem, ()) {
+  const ProgramScenario s = *gen_program_scenario();
+  const Corruption c = *gen_corruption(s, /*refused=*/false);
+  RC_TAG(corruption_kind_name(c.kind));
+  Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, c);
+  RC_ASSERT(bytes.ok());
+  const MethodScenario& odd = s.methods[c.method % s.methods.size()];
+  Result<Program> program = load_program(*bytes);
+  RC_ASSERT(program.ok());
+  for (const MethodScenario& m : s.methods) RC_ASSERT(program->method_status(m.name).ok());
+  Result<MethodMeta> meta = program->method_meta(odd.name);
+  RC_ASSERT(meta.ok());
+  const std::vector<Device> expected = executorch_buffer_devices(odd, c);
+  RC_ASSERT(meta->num_memory_planned_buffers() == expected.size());
+  for (size_t b = 0; b < expected.size(); ++b) {
+    RC_ASSERT(meta->memory_planned_buffer_device(b).value() == expected[b]);
+  }
+  RC_ASSERT(!program->method_plan(odd.name).value()->notes.empty());
+
+  SimulatedDevices dev;
+  Module module(std::move(bytes).value());
+  const Error loaded = module.load_method(odd.name);
+  // An empty buffer asks the allocator for nothing (divergence "zero-size-device-buffer").
+  const bool allocates =
+      !odd.buffers.empty() && odd.buffers[c.target % odd.buffers.size()].size > 0;
+  const ErrorCode want = c.kind == CorruptionKind::UnknownDeviceType ? ErrorCode::NotFound
+                         : c.kind == CorruptionKind::NegativeDeviceIndex && allocates
+                             ? ErrorCode::InvalidArgument
+                             : ErrorCode::Ok;
+  RC_ASSERT(loaded.code() == want);
+  if (loaded.ok()) RC_ASSERT(module.unload_method(odd.name).ok());
+  RC_ASSERT(dev.cuda.live_allocations().empty());
 }
 
 // ---- Execution ------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ void print_text(std::ostream& out, const std::string& file,
     print_values(out, "inputs", m.inputs);
     print_values(out, "outputs", m.outputs);
     if (!m.external.empty()) print_values(out, "external", m.external);
+    for (const std::string& note : m.notes) out << "  note: " << note << "\n";
   }
 }
 

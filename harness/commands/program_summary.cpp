@@ -61,6 +61,7 @@ MethodSummary summarize_method(const MethodPlan& plan, const DataFiles* data) {
       m.external.push_back(std::move(s));
     }
   }
+  m.notes = plan.notes;
   return m;
 }
 

@@ -52,6 +52,8 @@ struct MethodSummary {
   std::vector<ValueSummary> outputs;
   // Tensors whose data is in a separate .ptd file (location EXTERNAL), in value order.
   std::vector<ValueSummary> external;
+  // What the parser read leniently, as ExecuTorch does (MethodPlan::notes).
+  std::vector<std::string> notes;
 };
 
 // The device memory a method holds while it is loaded, per device: its planned buffers on that

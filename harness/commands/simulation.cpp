@@ -40,6 +40,7 @@ Result<std::vector<uint8_t>> apply_placements(
               v.tensor.buffer_index == buffer) {
             v.tensor.device = device;
             v.tensor.legacy_host = false;
+            v.tensor.other_buffer_device.reset();
           }
         }
       }

@@ -223,13 +223,23 @@ std::optional<FuzzFinding> check_corruption(const ProgramScenario& s, SplitMix64
     return finding("corruption", describe_corruption(s, c) + ": " + bytes.error().to_string());
   Result<Program> program =
       Program::load_from_bytes(Span<const uint8_t>(bytes->data(), bytes->size()));
+  const bool refused = corruption_is_refused(c.kind);
   if (!program.ok()) {
-    if (program.code() == ErrorCode::InvalidProgram) return std::nullopt;
+    if (refused && program.code() == ErrorCode::InvalidProgram) return std::nullopt;
     return finding("corruption",
                    describe_corruption(s, c) + " gave " + program.error().to_string());
   }
   const std::string& name = s.methods[c.method % s.methods.size()].name;
   Error status = program->method_status(name);
+  if (!refused) {
+    // Read as ExecuTorch reads it, with a note.
+    Result<const MethodPlan*> plan = program->method_plan(name);
+    if (status.ok() && plan.ok() && !(*plan)->notes.empty()) return std::nullopt;
+    return finding("corruption", describe_corruption(s, c) + " was " +
+                                     (status.ok() ? "read without a note"
+                                                  : "rejected with " + status.to_string()) +
+                                     " (ExecuTorch reads it)");
+  }
   if (status.code() != ErrorCode::InvalidProgram) {
     return finding("corruption",
                    describe_corruption(s, c) + " was " +

@@ -175,6 +175,7 @@ std::string inspect_json(const std::string& file, const std::vector<MethodSummar
     method["inputs"] = value_summaries_json(m.inputs);
     method["outputs"] = value_summaries_json(m.outputs);
     method["external"] = value_summaries_json(m.external);
+    method["notes"] = m.notes;
     list.push_back(std::move(method));
   }
   doc["methods"] = std::move(list);

@@ -105,6 +105,18 @@ std::vector<CorruptionKind> all_corruption_kinds() {
           CorruptionKind::NegativeBufferSize};
 }
 
+bool corruption_is_refused(CorruptionKind kind) {
+  switch (kind) {
+    case CorruptionKind::OffsetPastEnd:
+    case CorruptionKind::MemoryIdZero:
+    case CorruptionKind::MemoryIdPastEnd:
+    case CorruptionKind::NegativeBufferSize:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool corruption_targets_tensor(CorruptionKind kind) {
   switch (kind) {
     case CorruptionKind::TensorDeviceMismatch:

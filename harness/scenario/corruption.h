@@ -1,7 +1,9 @@
 // Corruptions: one deliberate defect written into one method of a valid ProgramScenario
-// through MethodBuilder's raw overrides. Each makes the program invalid in a way the reader
-// must reject with InvalidProgram (Program::load keeps the method's error, so method_meta and
-// load_method of that method fail; the other methods are untouched).
+// through MethodBuilder's raw overrides. A refused kind (corruption_is_refused) makes the
+// program invalid in a way the reader must reject with InvalidProgram (Program::load keeps the
+// method's error, so method_meta and load_method of that method fail; the other methods are
+// untouched). The others are defects ExecuTorch 1.5.1 reads without a check (the device list
+// and tags): the reader reads them as ExecuTorch does and notes each (MethodPlan::notes).
 //
 //   ProgramScenario s = generate_program_scenario(3);
 //   Corruption c{CorruptionKind::NegativeDeviceIndex, /*method=*/0, /*target=*/1, /*amount=*/5};
@@ -46,6 +48,10 @@ const char* corruption_kind_name(CorruptionKind kind);
 
 // Every kind, in declaration order.
 std::vector<CorruptionKind> all_corruption_kinds();
+
+// True for the kinds the reader refuses with InvalidProgram; false for those it reads as
+// ExecuTorch does, with a note.
+bool corruption_is_refused(CorruptionKind kind);
 
 // True for the kinds whose target is a tensor (the method needs at least one tensor).
 bool corruption_targets_tensor(CorruptionKind kind);

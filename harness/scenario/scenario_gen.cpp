@@ -177,15 +177,17 @@ rc::Gen<ProgramScenario> gen_program_scenario(const ScenarioOptions& o) {
                       [](const ProgramDraft& d) { return resolve_program_draft(d); });
 }
 
-rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario) {
+rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario, bool refused) {
   std::vector<Corruption> applicable;
   const uint32_t num_methods = static_cast<uint32_t>(scenario.methods.size());
   for (CorruptionKind kind : all_corruption_kinds()) {
+    if (corruption_is_refused(kind) != refused) continue;
     for (uint32_t m = 0; m < num_methods; ++m) {
       if (corruption_applies(scenario, {kind, m, 0, 0})) applicable.push_back({kind, m, 0, 0});
     }
   }
-  // Every method accepts the buffer_idx kinds, so `applicable` is never empty.
+  // Every method accepts the buffer_idx kinds (read leniently) and a generated method has a
+  // buffer (refused kinds), so `applicable` is never empty.
   return rc::gen::mapcat(rc::gen::elementOf(applicable), [scenario](Corruption c) {
     const MethodScenario& m = scenario.methods[c.method];
     const size_t targets = corruption_targets_tensor(c.kind)

@@ -34,8 +34,9 @@ rc::Gen<ProgramDraft> gen_program_draft(const ScenarioOptions& options);
 rc::Gen<ProgramScenario> gen_program_scenario(
     const ScenarioOptions& options = property_scenario_options());
 
-// A corruption that applies to `scenario` (its method has the buffer or tensor it targets).
-rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario);
+// A corruption that applies to `scenario` (its method has the buffer or tensor it targets), of
+// a kind the reader refuses (`refused`) or of one it reads as ExecuTorch does.
+rc::Gen<Corruption> gen_corruption(const ProgramScenario& scenario, bool refused);
 
 }  // namespace devplan::testing
 

@@ -93,6 +93,36 @@ std::string upstream(const std::string& name) {
 
 // Programs ExecuTorch 1.5.1 loads and runs, which devplan once refused: an OptionalTensorList
 // holding -1 (None) and torch.cond's jumps on bool tensors, one past the chain's end.
+TEST(CheckCommandTest, OddDeviceFieldsAreNotesAndTheProgramIsChecked) {
+  // ExecuTorch reads a device list whose second entry repeats buffer 1 (first match wins) and
+  // whose third names no buffer; so does devplan, saying what it ignored.
+  ProgramBuilder builder = device_add_cuda0_program_builder();
+  builder.method(0).set_raw_buffer_devices({{2, 1, 0}, {2, 1, 3}, {0, 1, 0}});
+  const std::string file = testing::temp_file(builder.build());
+  const std::string repeat =
+      "note: non_const_buffer_device entry 1: buffer_idx 2 repeats entry 0; ignored, as "
+      "ExecuTorch uses the first\n";
+  const std::string reserved =
+      "note: non_const_buffer_device entry 2: buffer_idx 0 is the reserved slot; ignored, as "
+      "ExecuTorch ignores it\n";
+  testing::CommandResult r = run(&check_command, {file});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  buffer 1: 48 B on cuda:0"));
+  EXPECT_THAT(r.out, HasSubstr("  " + repeat + "  " + reserved));
+  EXPECT_THAT(r.out, HasSubstr("result: clean\n"));
+  r = run(&inspect_command, {file});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  buffer 1: 48 B on cuda:0"));
+  EXPECT_THAT(r.out, HasSubstr("  " + repeat + "  " + reserved));
+  r = run(&inspect_command, {file, "--json"});
+  EXPECT_THAT(r.out, HasSubstr("\"notes\":[\"non_const_buffer_device entry 1: buffer_idx 2 "
+                               "repeats entry 0; ignored, as ExecuTorch uses the first\","));
+  for (const char* runtime : {"devplan", "executorch"}) {
+    r = run(&simulate_command, {file, "--runtime", runtime});
+    EXPECT_EQ(r.exit_code, 0) << runtime << "\n" << r.out << r.err;
+  }
+}
+
 TEST(CheckCommandTest, WhatExecutorchLoadsIsCheckedNotRefused) {
   testing::CommandResult r =
       testing::run(&check_command, {testing::exported_program("wild_optional_none.pte")});

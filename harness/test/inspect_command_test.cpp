@@ -90,7 +90,7 @@ TEST(InspectCommandJsonTest, RealAddProgramDocument) {
       testing::json_header() + R"("file":")" + testing::real_program("add.pte") +
           R"(","methods":[{"name":"forward","buffers":[{"index":0,"size":48,"device":"cpu:0","planned_tensors":3,"max_end":36}],"peak_device_bytes":{},"values":4,"instructions":1,"operators":["aten::add.out"],"delegates":[],"inputs":[{"value":0,)" +
           tensor + R"(,{"value":1,)" + tensor + R"(],"outputs":[{"value":2,)" + tensor +
-          "],\"external\":[]}]}\n");
+          "],\"external\":[],\"notes\":[]}]}\n");
 }
 
 TEST(InspectCommandJsonTest, ErrorDocument) {

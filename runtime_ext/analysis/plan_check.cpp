@@ -340,6 +340,7 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
   Aliases aliases = find_aliases(plan, facts, check.lifetimes);
   check.alias_of = std::move(aliases.alias_of);
   check.warnings = std::move(aliases.warnings);
+  check.notes = plan.notes;  // what the parser read leniently, as ExecuTorch does
   const std::vector<bool>& read_first = facts.read_first;
   check.mutable_buffer.assign(plan.values.size(), false);
   std::vector<bool> is_input(plan.values.size(), false);
@@ -547,7 +548,8 @@ std::vector<DeviceViolation> check_devices(const MethodPlan& plan) {
         for (int32_t arg : ins.args) {
           for (int32_t t : tensors_of(plan, arg)) {
             const Device tag = plan.values[t].tensor.device;
-            if (tag == *target || (tag.is_cpu() && io[t])) continue;
+            // A tag that disagrees with the tensor's buffer (a parser note): the bytes decide.
+            if (tag == *target || where(t) == *target || (tag.is_cpu() && io[t])) continue;
             violation(what, t,
                       "value " + std::to_string(t) + " is on " + tag.to_string() +
                           ", the delegate's tensors live on " + target->to_string());

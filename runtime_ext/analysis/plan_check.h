@@ -87,8 +87,9 @@ struct MethodCheck {
   // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host
   // buffer 0 (legacy planning)".
   std::vector<std::string> warnings;
-  // Overlaps that only the view reading of a never-written tensor has, e.g. "values 3 [0, 256)
-  // and 9 [256, 320) of buffer 1 share bytes during instructions 13..13 only if value 8 ...".
+  // The parser's notes (MethodPlan::notes), then overlaps that only the view reading of a
+  // never-written tensor has, e.g. "values 3 [0, 256) and 9 [256, 320) of buffer 1 share bytes
+  // during instructions 13..13 only if value 8 ...".
   std::vector<std::string> notes;
   std::vector<DeviceViolation> device_violations;
 };

@@ -150,11 +150,6 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
   out->device = info.memory_device();
   switch (info.storage) {
     case TensorStorage::Constant:
-      if (!info.device.is_cpu()) {
-        return Error(ErrorCode::NotSupported, value_name(index) + ": constant tensor on " +
-                                                  info.device.to_string() +
-                                                  " (constants are host data)");
-      }
       // Constants are read-only program bytes; kernels only write their out tensors.
       out->data = const_cast<uint8_t*>(info.data.data());
       return check_tensor_alignment(index, info, out->data);
@@ -220,13 +215,14 @@ Error Method::init_tensor(size_t index, const TensorInfo& info, Tensor* out) {
     std::memcpy(out->data, info.data.data(), info.nbytes);
     return Error::success();
   }
-  DeviceAllocator* allocator = runtime_.allocators->get(info.device.type);
+  const Device memory = info.memory_device();
+  DeviceAllocator* allocator = runtime_.allocators->get(memory.type);
   if (allocator == nullptr) {
-    return Error(ErrorCode::NotFound, value_name(index) + ": no device allocator registered for " +
-                                          info.device.to_string());
+    return Error(ErrorCode::NotFound,
+                 value_name(index) + ": no device allocator registered for " + memory.to_string());
   }
   Error err =
-      allocator->copy_host_to_device(out->data, info.data.data(), info.nbytes, info.device.index);
+      allocator->copy_host_to_device(out->data, info.data.data(), info.nbytes, memory.index);
   if (!err.ok()) return err.with_context(value_name(index) + ": copying its initial value");
   return Error::success();
 }

@@ -62,26 +62,15 @@ Result<std::optional<ExtendedHeader>> ExtendedHeader::parse(const uint8_t* data,
     return invalid("program_size " + std::to_string(h.program_size) +
                    " is larger than the file (truncated? " + file + ")");
   }
-  if (h.segment_base_offset == 0) {
-    if (h.segment_data_size != 0) {
-      return invalid("segment_data_size " + std::to_string(h.segment_data_size) +
-                     " without a segment_base_offset");
-    }
-  } else {
-    if (h.segment_base_offset < h.program_size) {
-      return invalid("segment_base_offset " + std::to_string(h.segment_base_offset) +
-                     " lies inside the program data (program_size " +
-                     std::to_string(h.program_size) + ")");
-    }
-    if (h.segment_base_offset > file_size) {
-      return invalid("segment_base_offset " + std::to_string(h.segment_base_offset) +
-                     " is past the end of the file (truncated? " + file + ")");
-    }
-    if (h.segment_data_size > file_size - h.segment_base_offset) {
-      return invalid("segment_base_offset " + std::to_string(h.segment_base_offset) +
-                     " + segment_data_size " + std::to_string(h.segment_data_size) +
-                     " runs past the end of the file (truncated? " + file + ")");
-    }
+  // As ExecuTorch's Program::load: with a segment_data_size, the segments must end within the
+  // file; a base of 0 means no segment data, and a base past the file's end fails only the
+  // segments something uses (a base inside the program data is not checked either).
+  if (h.segment_base_offset != 0 && h.segment_data_size != 0 &&
+      (h.segment_base_offset > file_size ||
+       h.segment_data_size > file_size - h.segment_base_offset)) {
+    return invalid("segment_base_offset " + std::to_string(h.segment_base_offset) +
+                   " + segment_data_size " + std::to_string(h.segment_data_size) +
+                   " runs past the end of the file (truncated? " + file + ")");
   }
   return std::optional<ExtendedHeader>(h);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,12 +47,21 @@ struct TensorInfo {
   // enable_non_cpu_memory_planning=False have them: its memory is host memory (ExecuTorch loads
   // it so); `device` keeps the tag.
   bool legacy_host = false;
+  // A planned tensor tagged for another device than its (non-host) buffer's: the buffer's
+  // device, where its bytes live. ExecuTorch checks nothing; the parser notes it.
+  std::optional<Device> other_buffer_device;
 
   bool is_planned() const {
     return storage == TensorStorage::Planned || storage == TensorStorage::PlannedWithInitial;
   }
-  // Where the tensor's bytes live: cpu:0 for a legacy tensor, `device` otherwise.
-  Device memory_device() const { return legacy_host ? Device::cpu() : device; }
+  // Where the tensor's bytes live: host memory for constants, external data and legacy tensors,
+  // the buffer's device for a planned tensor, `device` otherwise (memory the caller supplies).
+  Device memory_device() const {
+    if (storage == TensorStorage::Constant || storage == TensorStorage::External || legacy_host) {
+      return Device::cpu();
+    }
+    return other_buffer_device.value_or(device);
+  }
 };
 
 // An OptionalTensorList item that is None rather than a value index (ExecuTorch's parser reads
@@ -141,6 +151,10 @@ struct MethodPlan {
   std::vector<ChainInfo> chains;
   std::vector<OperatorInfo> operators;
   std::vector<DelegateInfo> delegates;
+  // What the file states that has no effect or is read leniently, as ExecuTorch reads it (an
+  // ignored device entry, a tag that disagrees with the buffer): "non_const_buffer_device entry
+  // 2: buffer_idx 0 is the reserved slot; ignored, as ExecuTorch ignores it". Never findings.
+  std::vector<std::string> notes;
 
   bool has_device_buffers() const {
     for (const Device& d : buffer_devices) {

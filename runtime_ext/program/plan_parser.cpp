@@ -56,15 +56,34 @@ Error PlanParser::parse_value_indices(const char* what, const FbVector<int32_t>*
   return Error::success();
 }
 
+void PlanParser::read_chain_values(const std::string& where, const FbVector<int32_t>* list,
+                                   std::vector<int32_t>* out) {
+  // ExecuTorch never reads a chain's inputs and outputs: kept as written (a rewritten program
+  // keeps them), and noted where they name no value.
+  for (size_t k = 0; k < size_of(list); ++k) {
+    const int32_t index = list->Get(static_cast<flatbuffers::uoffset_t>(k));
+    const std::string range = check_value_index(index);
+    if (!range.empty()) {
+      out_.notes.push_back(where + std::to_string(k) + ": " + range + " (never read)");
+    }
+    out->push_back(index);
+  }
+}
+
 Error PlanParser::parse_operators() {
   const auto* ops = plan_->operators();
   for (size_t k = 0; k < size_of(ops); ++k) {
     const fb::Operator* op = ops->Get(static_cast<flatbuffers::uoffset_t>(k));
     const std::string where = "operator " + std::to_string(k) + ": ";
     if (op == nullptr) return invalid(where + "missing");
-    if (op->name() == nullptr) return invalid(where + "has no name");
     OperatorInfo info;
-    info.name = op->name()->str();
+    if (op->name() == nullptr) {
+      // ExecuTorch reads an operator's name only to resolve a kernel an instruction calls.
+      nameless_operators_.push_back(k);
+      out_.notes.push_back(where + "has no name (no instruction may call it)");
+    } else {
+      info.name = op->name()->str();
+    }
     if (op->overload() != nullptr) info.overload = op->overload()->str();
     out_.operators.push_back(std::move(info));
   }
@@ -102,6 +121,12 @@ Error PlanParser::parse_delegates() {
                        " is out of range (the program has " +
                        count(ctx_.segments.size(), "segment") + ")");
       }
+      if (!ctx_.has_segment_data) {
+        return invalid(where + "segment " + std::to_string(index) +
+                       ": the file has no segment data (no extended header, or a "
+                       "segment_base_offset of 0)");
+      }
+      if (!ctx_.segment_errors[index].empty()) return invalid(where + ctx_.segment_errors[index]);
       info.processed = ctx_.segments[index];
     } else {
       return invalid(where + "unknown data location " + std::to_string(location));
@@ -134,10 +159,8 @@ Error PlanParser::parse_chains() {
     const std::string where = "chain " + std::to_string(c);
     if (chain == nullptr) return invalid(where + ": missing");
     ChainInfo info;
-    DEVPLAN_RETURN_IF_ERROR(
-        parse_value_indices((where + ": input").c_str(), chain->inputs(), &info.inputs));
-    DEVPLAN_RETURN_IF_ERROR(
-        parse_value_indices((where + ": output").c_str(), chain->outputs(), &info.outputs));
+    read_chain_values(where + ": input ", chain->inputs(), &info.inputs);
+    read_chain_values(where + ": output ", chain->outputs(), &info.outputs);
     const auto* instructions = chain->instructions();
     const size_t n = size_of(instructions);
     for (size_t i = 0; i < n; ++i) {
@@ -188,6 +211,12 @@ Error PlanParser::parse_instruction(const fb::Instruction& instruction, const st
       if (out->op_index < 0 || static_cast<size_t>(out->op_index) >= out_.operators.size()) {
         return invalid(where + "op_index " + std::to_string(out->op_index) + " is out of range (" +
                        count(out_.operators.size(), "operator") + ")");
+      }
+      for (size_t nameless : nameless_operators_) {
+        if (nameless == static_cast<size_t>(out->op_index)) {
+          return invalid(where + "calls operator " + std::to_string(nameless) +
+                         ", which has no name");
+        }
       }
       return parse_args(call->args(), where, out);
     }

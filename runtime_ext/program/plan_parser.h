@@ -15,11 +15,16 @@
 namespace devplan::internal {
 
 // What a method may refer to outside itself. `program` has passed the flatbuffer verifier;
-// `segments` holds the bytes of each entry of its segment table, range-checked, and
-// constant_segment.segment_index (when used) is known to be in range.
+// `segments` holds the bytes of each entry of its segment table where they lie in the file,
+// and `segment_errors` says why not for the others ("" for a good one): as in ExecuTorch, a
+// segment is checked when something uses it. constant_segment (when used) is known to be good.
 struct ProgramContext {
   const devplan_flatbuffer::Program* program = nullptr;
   std::vector<Span<const uint8_t>> segments;
+  std::vector<std::string> segment_errors;
+  // False without an extended header or with a segment_base_offset of 0: ExecuTorch then loads
+  // only the constant segment (from the file's start), no delegate or mutable data.
+  bool has_segment_data = false;
 };
 
 // True when the elements of `v` (absent or empty counts as aligned) sit at an address aligned

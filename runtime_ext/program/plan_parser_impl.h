@@ -43,8 +43,9 @@ class PlanParser {
     return v == nullptr ? 0 : v->size();
   }
 
-  // Checks a device read from the file (raw type and index) and returns it.
-  static Result<Device> read_device(int raw_type, int raw_index);
+  // The device a raw (type, index) of the file names, read as ExecuTorch reads it; a CPU index
+  // other than 0 reads as cpu:0. What is odd about it becomes a note starting with `where`.
+  Device read_device(int raw_type, int raw_index, const std::string& where);
 
   // ---- the method walk (plan_parser.cpp) ----------------------------------------------------
 
@@ -55,6 +56,10 @@ class PlanParser {
 
   Error parse_value_indices(const char* what, const FbVector<int32_t>* list,
                             std::vector<int32_t>* out);
+  // A chain's inputs or outputs, unchecked (ExecuTorch never reads them); those out of range
+  // are noted.
+  void read_chain_values(const std::string& where, const FbVector<int32_t>* list,
+                         std::vector<int32_t>* out);
   Error parse_operators();
   Error parse_delegates();
   Error parse_chains();
@@ -95,6 +100,7 @@ class PlanParser {
   MethodPlan out_;
   size_t num_size_entries_ = 0;
   size_t num_values_ = 0;
+  std::vector<size_t> nameless_operators_;  // operators without a name: no call may name them
 };
 
 }  // namespace devplan::internal

@@ -15,19 +15,28 @@ bool in_range(uint64_t start, uint64_t n, uint64_t size) {
 
 }  // namespace
 
-Result<Device> PlanParser::read_device(int raw_type, int raw_index) {
+Device PlanParser::read_device(int raw_type, int raw_index, const std::string& where) {
+  // ExecuTorch stores both bytes unchecked (device.h casts them); what it then does with a
+  // device it cannot serve decides the load, not the parse.
+  const DeviceType type = static_cast<DeviceType>(raw_type);
+  const DeviceIndex index = static_cast<DeviceIndex>(raw_index);
   if (!is_known_device_type(raw_type)) {
-    return Error(ErrorCode::InvalidProgram, "unknown device type " + std::to_string(raw_type));
+    out_.notes.push_back(
+        where + "unknown device type " + std::to_string(raw_type) +
+        " (no allocator serves it: loading fails with NotFound, as in ExecuTorch)");
+    return Device(type, index);
+  }
+  if (type == DeviceType::CPU && raw_index != 0) {
+    out_.notes.push_back(where + "cpu index " + std::to_string(raw_index) +
+                         " read as cpu:0 (ExecuTorch keeps every CPU buffer in host memory)");
+    return Device::cpu();
   }
   if (raw_index < 0) {
-    return Error(ErrorCode::InvalidProgram, "negative device index " + std::to_string(raw_index));
+    out_.notes.push_back(where + "negative device index " + std::to_string(raw_index) +
+                         " (passed to the allocator as ExecuTorch passes it; its CUDA allocator "
+                         "reads -1 as the current device)");
   }
-  const DeviceType type = static_cast<DeviceType>(raw_type);
-  if (type == DeviceType::CPU && raw_index != 0) {
-    return Error(ErrorCode::InvalidProgram,
-                 "cpu device index must be 0, got " + std::to_string(raw_index));
-  }
-  return Device(type, static_cast<DeviceIndex>(raw_index));
+  return Device(type, index);
 }
 
 Error PlanParser::parse_buffers() {
@@ -49,30 +58,33 @@ Error PlanParser::parse_buffers() {
 Error PlanParser::parse_buffer_devices() {
   const auto* entries = plan_->non_const_buffer_device();
   if (entries == nullptr) return Error::success();
-  // Which entry set each buffer's device; -1 when none has.
+  // ExecuTorch scans the list for the first entry naming a buffer and ignores the rest; entries
+  // that name no buffer are never matched. devplan reads it the same way, once, and notes every
+  // entry that has no effect. set_by: the entry that set each buffer's device, -1 when none.
   std::vector<int64_t> set_by(out_.buffer_sizes.size(), -1);
   for (flatbuffers::uoffset_t e = 0; e < entries->size(); ++e) {
     const fb::NonConstBufferDevice* entry = entries->Get(e);
     const std::string where = "non_const_buffer_device entry " + std::to_string(e) + ": ";
     if (entry == nullptr) return invalid(where + "missing");
     const int32_t idx = entry->buffer_idx();
-    if (idx == 0) return invalid(where + "buffer_idx 0 is reserved");
-    if (idx < 0) return invalid(where + "buffer_idx " + std::to_string(idx) + " is negative");
-    if (static_cast<size_t>(idx) >= num_size_entries_) {
-      return invalid(where + "buffer_idx " + std::to_string(idx) +
-                     " is past the last buffer (non_const_buffer_sizes has " +
-                     count(num_size_entries_, "entry", "entries") + ")");
+    const std::string ignored = "buffer_idx " + std::to_string(idx);
+    if (idx <= 0 || static_cast<size_t>(idx) >= num_size_entries_) {
+      const std::string why = idx == 0  ? " is the reserved slot"
+                              : idx < 0 ? " is negative"
+                                        : " is past the last buffer (non_const_buffer_sizes has " +
+                                              count(num_size_entries_, "entry", "entries") + ")";
+      out_.notes.push_back(where + ignored + why + "; ignored, as ExecuTorch ignores it");
+      continue;
     }
-    Result<Device> device = read_device(static_cast<int>(entry->device_type()),
-                                        static_cast<int>(entry->device_index()));
-    if (!device.ok()) return invalid(where + device.error().message());
     const size_t buffer = static_cast<size_t>(idx) - 1;
     if (set_by[buffer] >= 0) {
-      return invalid(where + "buffer_idx " + std::to_string(idx) + " already has a device (entry " +
-                     std::to_string(set_by[buffer]) + ")");
+      out_.notes.push_back(where + ignored + " repeats entry " + std::to_string(set_by[buffer]) +
+                           "; ignored, as ExecuTorch uses the first");
+      continue;
     }
     set_by[buffer] = e;
-    out_.buffer_devices[buffer] = *device;
+    out_.buffer_devices[buffer] = read_device(static_cast<int>(entry->device_type()),
+                                              static_cast<int>(entry->device_index()), where);
   }
   return Error::success();
 }
@@ -95,6 +107,10 @@ Error PlanParser::parse_storage(const fb::Tensor& t, const fb::ExtraTensorInfo* 
     DEVPLAN_RETURN_IF_ERROR(parse_allocation(*allocation, where, out));
   }
   if (out->storage == TensorStorage::Constant) {
+    if (!out->device.is_cpu()) {
+      out_.notes.push_back(where + "constant tagged " + out->device.to_string() +
+                           "; its data are the program's host bytes");
+    }
     DEVPLAN_RETURN_IF_ERROR(find_constant(data_buffer_idx, where, out));
   } else if (out->storage == TensorStorage::PlannedWithInitial) {
     const uint64_t segments_idx = extra == nullptr ? 0 : extra->mutable_data_segments_idx();
@@ -123,16 +139,18 @@ Error PlanParser::parse_allocation(const fb::AllocationDetails& a, const std::st
                    std::to_string(out->offset) + " run past the end of " + buffer + " (" +
                    std::to_string(buffer_size) + " bytes)");
   }
+  // The bytes live in the buffer, whatever the tensor's tag says: ExecuTorch checks nothing.
+  // Legacy device programs plan device-tagged tensors in host buffers; any other disagreement
+  // is noted.
   const Device buffer_device = out_.buffer_devices[out->buffer_index];
   if (out->device != buffer_device) {
-    // Legacy device programs put device-tagged tensors in host buffers; ExecuTorch loads them
-    // as host memory, and so does devplan. The other way round is invalid.
-    if (buffer_device == Device::cpu()) {
+    if (buffer_device.is_cpu()) {
       out->legacy_host = true;
-      return Error::success();
+    } else {
+      out->other_buffer_device = buffer_device;
+      out_.notes.push_back(where + "tagged " + out->device.to_string() + ", planned in " + buffer +
+                           " on " + buffer_device.to_string() + "; its bytes are the buffer's");
     }
-    return invalid(where + "tensor on " + out->device.to_string() + " planned in " + buffer +
-                   " on " + buffer_device.to_string());
   }
   return Error::success();
 }
@@ -200,6 +218,14 @@ Error PlanParser::find_initial_value(uint32_t data_buffer_idx, uint64_t segments
     return invalid(where + "data_buffer_idx " + std::to_string(data_buffer_idx) +
                    " is out of range (" + entry_name + " has " + count(num_offsets, "offset") +
                    ")");
+  }
+  if (!ctx_.has_segment_data) {
+    return invalid(where + entry_name +
+                   ": the file has no segment data (no extended header, or "
+                   "a segment_base_offset of 0)");
+  }
+  if (!ctx_.segment_errors[segment_index].empty()) {
+    return invalid(where + entry_name + ": " + ctx_.segment_errors[segment_index]);
   }
   const uint64_t start = entry->offsets()->Get(data_buffer_idx);
   const Span<const uint8_t> segment = ctx_.segments[segment_index];

@@ -195,10 +195,8 @@ Error PlanParser::parse_tensor(const fb::Tensor& t, const std::string& where, Te
 
   const fb::ExtraTensorInfo* extra = t.extra_tensor_info();
   if (extra != nullptr) {
-    Result<Device> device = read_device(static_cast<int>(extra->device_type()),
-                                        static_cast<int>(extra->device_index()));
-    if (!device.ok()) return invalid(where + device.error().message());
-    out->device = *device;
+    out->device = read_device(static_cast<int>(extra->device_type()),
+                              static_cast<int>(extra->device_index()), where);
     if (extra->fully_qualified_name() != nullptr) {
       out->fully_qualified_name = extra->fully_qualified_name()->str();
     }

@@ -3,6 +3,7 @@
 #include <runtime_ext/program/program.h>
 #include <runtime_ext/schema/program_generated.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -105,7 +106,13 @@ Result<Program> Program::parse(Program program) {
                    " bytes)");
   }
 
+  // ExecuTorch does not verify (Minimal checks the root offset); devplan must, to read an
+  // untrusted file safely, but with limits no written program reaches: the schema has no
+  // recursion (depth stays far below 64), and a program of N bytes holds fewer than N tables
+  // unless tables are shared.
   flatbuffers::Verifier::Options options;
+  options.max_tables = std::max<flatbuffers::uoffset_t>(
+      options.max_tables, static_cast<flatbuffers::uoffset_t>(program_size));
   flatbuffers::Verifier verifier(data, static_cast<size_t>(program_size), options);
   if (!fb::VerifyProgramBuffer(verifier)) {
     return invalid("the program data (" + std::to_string(program_size) +
@@ -114,18 +121,16 @@ Result<Program> Program::parse(Program program) {
   const fb::Program* root = fb::GetProgram(data);
   program.version_ = root->version();
 
-  // Segment data: from segment_base_offset to segment_base_offset + segment_data_size (or the
-  // end of the file when the size is 0); none without an extended header.
-  uint64_t segment_base = file_size;
-  uint64_t segment_region = 0;
-  if (program.extended_header_ && program.extended_header_->segment_base_offset != 0) {
-    segment_base = program.extended_header_->segment_base_offset;
-    segment_region = program.extended_header_->segment_data_size != 0
-                         ? program.extended_header_->segment_data_size
-                         : file_size - segment_base;
-  }
+  // Segment data: from segment_base_offset to the end of the file, where ExecuTorch's loader
+  // reads a segment when something uses it (segment_data_size only checks the file's size).
+  // Without an extended header the base is 0: ExecuTorch still reads the constant segment there,
+  // but no other segment.
+  const uint64_t segment_base =
+      program.extended_header_ ? program.extended_header_->segment_base_offset : 0;
+  const uint64_t segment_region = segment_base <= file_size ? file_size - segment_base : 0;
   internal::ProgramContext context;
   context.program = root;
+  context.has_segment_data = segment_base != 0;
   if (root->segments() != nullptr) {
     for (flatbuffers::uoffset_t k = 0; k < root->segments()->size(); ++k) {
       const fb::DataSegment* segment = root->segments()->Get(k);
@@ -134,14 +139,15 @@ Result<Program> Program::parse(Program program) {
       const uint64_t offset = segment->offset();
       const uint64_t size = segment->size();
       if (offset > segment_region || size > segment_region - offset) {
-        return invalid(where + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
-                       " run past the end of the segment data (" +
-                       (program.extended_header_ && program.extended_header_->segment_base_offset
-                            ? count(segment_region, "byte")
-                            : std::string("the file has no segment data")) +
-                       ")");
+        context.segment_errors.push_back(
+            where + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+            " run past the end of the file (segment data from offset " +
+            std::to_string(segment_base) + ", " + count(segment_region, "byte") + ")");
+        context.segments.emplace_back();
+      } else {
+        context.segment_errors.emplace_back();
+        context.segments.emplace_back(data + segment_base + offset, static_cast<size_t>(size));
       }
-      context.segments.emplace_back(data + segment_base + offset, static_cast<size_t>(size));
     }
   }
   const fb::SubsegmentOffsets* constants = root->constant_segment();
@@ -156,10 +162,15 @@ Result<Program> Program::parse(Program program) {
       }
     }
   }
-  if (constants != nullptr && constants->offsets() != nullptr && constants->offsets()->size() > 1 &&
-      constants->segment_index() >= context.segments.size()) {
-    return invalid("constant_segment: segment_index " + std::to_string(constants->segment_index()) +
-                   " is out of range (" + count(context.segments.size(), "segment") + ")");
+  if (constants != nullptr && constants->offsets() != nullptr && constants->offsets()->size() > 1) {
+    // ExecuTorch loads the constant segment with the program.
+    if (constants->segment_index() >= context.segments.size()) {
+      return invalid("constant_segment: segment_index " +
+                     std::to_string(constants->segment_index()) + " is out of range (" +
+                     count(context.segments.size(), "segment") + ")");
+    }
+    const std::string& bad = context.segment_errors[constants->segment_index()];
+    if (!bad.empty()) return invalid("constant_segment: " + bad);
   }
 
   const auto* plans = root->execution_plan();

@@ -93,16 +93,19 @@ TEST_F(Differential, OurGeneratedFixturesDifferOnlyInAlignmentAndEmptyBuffers) {
 }
 
 TEST_F(Differential, AnUndocumentedDifferenceIsADivergenceNamingBothSides) {
-  // A duplicate device entry: runtime_ext refuses the method, ExecuTorch loads it.
+  // An unbounded dynamic tensor: ExecuTorch refuses the method, runtime_ext loads it (a looser
+  // row of docs/executorch-parser-comparison.md, listed in no divergence id).
   ProgramBuilder builder = device_add_cuda0_program_builder();
-  builder.method(0).set_raw_buffer_devices({{2, 1, 0}, {2, 1, 1}});
+  TensorSpec unbounded = TensorSpec::of(ScalarType::Float, {2, 2});
+  unbounded.dynamism = TensorShapeDynamism::DynamicUnbound;
+  builder.method(0).add_runtime_tensor(unbounded);
   const DifferentialResult r = compare_engines(builder.build());
   ASSERT_TRUE(r.divergence.has_value());
   EXPECT_EQ(r.divergence->check, "differential");
-  EXPECT_EQ(
-      r.divergence->message,
-      "load_method(forward): devplan InvalidProgram: method 'forward': non_const_buffer_device "
-      "entry 1: buffer_idx 2 already has a device (entry 0); executorch ok");
+  EXPECT_EQ(r.divergence->message,
+            "load_method(forward): devplan ok; executorch NotSupported: ExecuTorch: "
+            "load_method('forward') failed: Fully dynamic tensor shapes not yet supported: "
+            "T175194371; Failed parsing tensor at index 6: 0x10");
 }
 
 TEST_F(Differential, FuzzDifferentialReportsKnownDivergencesInJson) {

@@ -123,66 +123,66 @@ TEST_F(ExecutorchFindings, AnInitialValueOnADeviceIsWrittenByTheHost) {
   EXPECT_EQ(host.exit_code, 0) << host.out << host.err;
 }
 
-// Divergence "sparse device list": runtime_ext rejects a device list that ExecuTorch reads with a
-// linear scan, first match wins, ignoring entries it never looks up.
-TEST_F(ExecutorchFindings, DuplicateDeviceEntriesLoadWithTheFirstMatch) {
+// Sparse device lists: ExecuTorch reads them with a linear scan, first match wins, ignoring
+// entries it never looks up; runtime_ext reads them the same way (with a note each).
+TEST_F(ExecutorchFindings, DuplicateDeviceEntriesLoadWithTheFirstMatchInBoth) {
   const std::vector<uint8_t> bytes = with_device_list({{2, 1, 0}, {2, 1, 1}});
-  const SimulationResult ours = simulate(bytes, RuntimeKind::Devplan);
-  EXPECT_EQ(ours.methods[0].status.code(), ErrorCode::InvalidProgram);
-  EXPECT_EQ(message_of(ours),
-            "method 'forward': non_const_buffer_device entry 1: buffer_idx 2 already has a device "
-            "(entry 0)");
-  const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
-  ASSERT_TRUE(theirs.all_loaded()) << describe(theirs);
-  ASSERT_EQ(theirs.allocations.size(), 1u);
-  EXPECT_EQ(theirs.allocations[0].device, Device::cuda(0));
-  EXPECT_EQ(theirs.allocations[0].size, 48u);
-  EXPECT_FALSE(theirs.allocations[0].live);
-}
-
-TEST_F(ExecutorchFindings, ReservedAndOutOfRangeBufferIndicesAreIgnored) {
-  const std::vector<std::pair<std::vector<RawBufferDevice>, std::string>> cases = {
-      {{{0, 1, 0}, {2, 1, 0}}, "non_const_buffer_device entry 0: buffer_idx 0 is reserved"},
-      {{{2, 1, 0}, {7, 1, 0}},
-       "non_const_buffer_device entry 1: buffer_idx 7 is past the last buffer "
-       "(non_const_buffer_sizes has 3 entries)"}};
-  for (const auto& [list, ours_message] : cases) {
-    const std::vector<uint8_t> bytes = with_device_list(list);
-    EXPECT_EQ(message_of(simulate(bytes, RuntimeKind::Devplan)),
-              "method 'forward': " + ours_message);
-    const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
-    ASSERT_TRUE(theirs.all_loaded()) << describe(theirs);
-    ASSERT_EQ(theirs.allocations.size(), 1u);
-    EXPECT_EQ(theirs.allocations[0].device, Device::cuda(0));
+  for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+    const SimulationResult r = simulate(bytes, runtime);
+    ASSERT_TRUE(r.all_loaded()) << runtime_name(runtime) << "\n" << describe(r);
+    ASSERT_EQ(r.allocations.size(), 1u) << runtime_name(runtime);
+    EXPECT_EQ(r.allocations[0].device, Device::cuda(0));
+    EXPECT_EQ(r.allocations[0].size, 48u);
+    EXPECT_FALSE(r.allocations[0].live);
   }
 }
 
-TEST_F(ExecutorchFindings, ANegativeDeviceIndexReachesTheAllocator) {
-  const std::vector<uint8_t> bytes = with_device_list({{2, 1, -1}});
-  EXPECT_EQ(message_of(simulate(bytes, RuntimeKind::Devplan)),
-            "method 'forward': non_const_buffer_device entry 0: negative device index -1");
-  const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
-  ASSERT_EQ(theirs.methods.size(), 1u);
-  // ExecuTorch asks the allocator for device -1 (its own CUDA allocator takes that as "the
-  // current device"); the tracking allocator refuses it.
-  EXPECT_EQ(theirs.methods[0].status.code(), ErrorCode::InvalidArgument);
-  ASSERT_EQ(theirs.failed_allocations.size(), 1u);
-  EXPECT_EQ(theirs.failed_allocations[0].device.index, -1);
-  EXPECT_EQ(theirs.failed_allocations[0].size, 48u);
-  EXPECT_TRUE(theirs.allocations.empty());
-  EXPECT_FALSE(theirs.has_findings());
+TEST_F(ExecutorchFindings, ReservedAndOutOfRangeBufferIndicesAreIgnoredInBoth) {
+  for (const std::vector<RawBufferDevice>& list :
+       {std::vector<RawBufferDevice>{{0, 1, 0}, {2, 1, 0}},
+        std::vector<RawBufferDevice>{{2, 1, 0}, {7, 1, 0}},
+        std::vector<RawBufferDevice>{{-4, 1, 1}, {2, 1, 0}}}) {
+    const std::vector<uint8_t> bytes = with_device_list(list);
+    for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+      const SimulationResult r = simulate(bytes, runtime);
+      ASSERT_TRUE(r.all_loaded()) << runtime_name(runtime) << "\n" << describe(r);
+      ASSERT_EQ(r.allocations.size(), 1u) << runtime_name(runtime);
+      EXPECT_EQ(r.allocations[0].device, Device::cuda(0));
+    }
+  }
 }
 
-TEST_F(ExecutorchFindings, AnUnknownDeviceTypeIsNotFoundAtLoad) {
+TEST_F(ExecutorchFindings, ANegativeDeviceIndexReachesTheAllocatorInBoth) {
+  const std::vector<uint8_t> bytes = with_device_list({{2, 1, -1}});
+  for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+    const SimulationResult r = simulate(bytes, runtime);
+    ASSERT_EQ(r.methods.size(), 1u);
+    // ExecuTorch's own CUDA allocator takes -1 as "the current device"; the tracking allocator
+    // refuses it.
+    EXPECT_EQ(r.methods[0].status.code(), ErrorCode::InvalidArgument) << runtime_name(runtime);
+    ASSERT_EQ(r.failed_allocations.size(), 1u) << runtime_name(runtime);
+    EXPECT_EQ(r.failed_allocations[0].device.index, -1);
+    EXPECT_EQ(r.failed_allocations[0].size, 48u);
+    EXPECT_TRUE(r.allocations.empty());
+    EXPECT_FALSE(r.has_findings());
+  }
+}
+
+TEST_F(ExecutorchFindings, AnUnknownDeviceTypeIsNotFoundAtLoadInBoth) {
   const std::vector<uint8_t> bytes = with_device_list({{2, 5, 0}});
-  EXPECT_EQ(message_of(simulate(bytes, RuntimeKind::Devplan)),
-            "method 'forward': non_const_buffer_device entry 0: unknown device type 5");
+  const SimulationResult ours = simulate(bytes, RuntimeKind::Devplan);
+  EXPECT_EQ(ours.methods[0].status.code(), ErrorCode::NotFound);
+  EXPECT_EQ(message_of(ours),
+            "method 'forward': buffer 1 (48 bytes on unknown(5):0): no device allocator registered "
+            "for unknown(5):0");
   const SimulationResult theirs = simulate(bytes, RuntimeKind::Executorch);
   EXPECT_EQ(theirs.methods[0].status.code(), ErrorCode::NotFound);
   EXPECT_THAT(message_of(theirs), HasSubstr("No device allocator registered for device type 5"))
       << message_of(theirs);
-  EXPECT_TRUE(theirs.allocations.empty());
-  EXPECT_TRUE(theirs.failed_allocations.empty());
+  for (const SimulationResult* r : {&ours, &theirs}) {
+    EXPECT_TRUE(r->allocations.empty());
+    EXPECT_TRUE(r->failed_allocations.empty());
+  }
 }
 
 // Device-tagged tensors in a host buffer (legacy programs): both engines load them as host

@@ -146,7 +146,7 @@ TEST_F(MethodTest, DeviceAddRunsWithCopiesOnTheSimulatedDevice) {
   EXPECT_EQ(tracking().stats(0).device_to_host_copies, 3u);
 }
 
-TEST_F(MethodTest, TensorOnAnotherDeviceThanItsBufferIsRefused) {
+TEST_F(MethodTest, APlanWhoseTensorMemoryDisagreesWithItsBufferIsRefused) {
   MethodPlan plan = device_add_plan();
   plan.values[2].tensor.device = Device::cuda(1);
   Result<Method*> m = load(plan);
@@ -154,6 +154,11 @@ TEST_F(MethodTest, TensorOnAnotherDeviceThanItsBufferIsRefused) {
   EXPECT_EQ(m.code(), ErrorCode::InvalidProgram);
   EXPECT_EQ(m.error().message(),
             "method 'forward': value 2: tensor on cuda:1 planned in buffer 1 on cuda:0");
+  // As the parser reads such a tag (ExecuTorch checks nothing): the bytes are the buffer's.
+  plan.values[2].tensor.other_buffer_device = Device::cuda(0);
+  m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ((*m)->value(2).tensor.device, Device::cuda(0));
 }
 
 TEST_F(MethodTest, TensorPastItsBufferIsRefused) {
@@ -946,15 +951,17 @@ TEST_F(MethodTest, MemoryOnAnotherDeviceIndexOrWithAnExtraBufferIsRefused) {
   EXPECT_TRUE(m.ok()) << m.error();
 }
 
-TEST_F(MethodTest, DeviceConstantsAndExternalTensorsAreNotSupported) {
+TEST_F(MethodTest, ConstantsAreHostDataWhateverTheirTagAndExternalTensorsNeedTheirFile) {
+  // ExecuTorch points a constant at the program's bytes, whatever device its tag names.
   MethodBuilder b("forward");
-  b.add_constant_tensor(kFloat4Cuda0, std::vector<uint8_t>(16));
+  b.add_constant_tensor(kFloat4Cuda0, std::vector<uint8_t>(16, 7));
   MethodPlan plan = b.plan();
   Result<Method*> m = load(plan);
-  ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.code(), ErrorCode::NotSupported);
-  EXPECT_EQ(m.error().message(),
-            "method 'forward': value 0: constant tensor on cuda:0 (constants are host data)");
+  ASSERT_TRUE(m.ok()) << m.error();
+  const Tensor& constant = (*m)->value(0).tensor;
+  EXPECT_EQ(constant.device, Device::cpu());
+  EXPECT_EQ(constant.data, plan.values[0].tensor.data.data());
+  EXPECT_EQ(tracking().allocate_calls(), 0u);
   MethodBuilder host("forward");
   host.add_constant_tensor(kFloat4, std::vector<uint8_t>(16));
   MethodPlan host_plan = host.plan();

@@ -52,97 +52,98 @@ void two_buffers(MethodBuilder& m) {
 }
 
 // ---- non_const_buffer_device ------------------------------------------------------------------
+// ExecuTorch scans the list for the first entry naming each buffer and checks nothing else
+// (MethodMeta::memory_planned_buffer_device); devplan reads it the same way and notes every
+// entry that has no effect or that ExecuTorch reads oddly.
 
-TEST(BufferDeviceValidationTest, BufferIdxZeroIsReserved) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, 1, 0}, {0, 1, 0}});
-      },
-      "non_const_buffer_device entry 1: buffer_idx 0 is reserved");
+// The plan of method "forward" built by `fill`; it must load.
+MethodPlan forward_plan(const std::function<void(MethodBuilder&)>& fill) {
+  ProgramBuilder builder;
+  fill(builder.add_method("forward"));
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  EXPECT_TRUE(program.ok()) << program.error();
+  if (!program.ok()) return {};
+  Result<const MethodPlan*> plan = program->method_plan("forward");
+  EXPECT_TRUE(plan.ok()) << plan.error();
+  return plan.ok() ? **plan : MethodPlan{};
 }
 
-TEST(BufferDeviceValidationTest, NegativeBufferIdx) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{-1, 1, 0}});
-      },
-      "non_const_buffer_device entry 0: buffer_idx -1 is negative");
+// The two buffers' devices and the notes of two_buffers() with `entries` as the device list.
+std::pair<std::vector<Device>, std::vector<std::string>> read_device_list(
+    std::vector<RawBufferDevice> entries) {
+  const MethodPlan plan = forward_plan([&](MethodBuilder& m) {
+    two_buffers(m);
+    m.set_raw_buffer_devices(entries);
+  });
+  return {plan.buffer_devices, plan.notes};
 }
 
-TEST(BufferDeviceValidationTest, BufferIdxPastTheLastBuffer) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{3, 1, 0}});
-      },
-      "non_const_buffer_device entry 0: buffer_idx 3 is past the last buffer "
-      "(non_const_buffer_sizes has 3 entries)");
-  expect_invalid(
-      [](MethodBuilder& m) {
-        m.set_raw_buffer_sizes({0});
-        m.set_raw_buffer_devices({{1, 1, 0}});
-      },
-      "non_const_buffer_device entry 0: buffer_idx 1 is past the last buffer "
-      "(non_const_buffer_sizes has 1 entry)");
-  // No sizes list at all.
-  expect_invalid(
-      [](MethodBuilder& m) {
-        m.set_raw_buffer_sizes({});
-        m.set_raw_buffer_devices({{1, 1, 0}});
-      },
-      "non_const_buffer_device entry 0: buffer_idx 1 is past the last buffer "
-      "(non_const_buffer_sizes has 0 entries)");
+using Devices = std::vector<Device>;
+using Notes = std::vector<std::string>;
+
+TEST(BufferDeviceReadingTest, EntriesNamingNoBufferAreIgnoredWithANote) {
+  EXPECT_EQ(read_device_list({{2, 1, 0}, {0, 1, 1}}),
+            std::make_pair(Devices{Device::cpu(), Device::cuda(0)},
+                           Notes{"non_const_buffer_device entry 1: buffer_idx 0 is the reserved "
+                                 "slot; ignored, as ExecuTorch ignores it"}));
+  EXPECT_EQ(read_device_list({{-1, 1, 0}}),
+            std::make_pair(Devices{Device::cpu(), Device::cpu()},
+                           Notes{"non_const_buffer_device entry 0: buffer_idx -1 is negative; "
+                                 "ignored, as ExecuTorch ignores it"}));
+  EXPECT_EQ(read_device_list({{3, 1, 0}}),
+            std::make_pair(Devices{Device::cpu(), Device::cpu()},
+                           Notes{"non_const_buffer_device entry 0: buffer_idx 3 is past the last "
+                                 "buffer (non_const_buffer_sizes has 3 entries); ignored, as "
+                                 "ExecuTorch ignores it"}));
+  // No sizes list at all: no buffer, nothing to name.
+  const MethodPlan none = forward_plan([](MethodBuilder& m) {
+    m.set_raw_buffer_sizes({});
+    m.set_raw_buffer_devices({{1, 1, 0}});
+  });
+  EXPECT_TRUE(none.buffer_devices.empty());
+  EXPECT_EQ(none.notes, Notes{"non_const_buffer_device entry 0: buffer_idx 1 is past the last "
+                              "buffer (non_const_buffer_sizes has 0 entries); ignored, as "
+                              "ExecuTorch ignores it"});
 }
 
-TEST(BufferDeviceValidationTest, TwoEntriesForOneBuffer) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, 1, 0}, {2, 1, 1}});
-      },
-      "non_const_buffer_device entry 1: buffer_idx 2 already has a device (entry 0)");
-  // Even when both say the same thing.
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, 1, 0}, {1, 1, 0}, {2, 1, 0}});
-      },
-      "non_const_buffer_device entry 2: buffer_idx 2 already has a device (entry 0)");
+TEST(BufferDeviceReadingTest, TheFirstEntryForABufferWins) {
+  EXPECT_EQ(read_device_list({{2, 1, 0}, {2, 1, 1}}),
+            std::make_pair(Devices{Device::cpu(), Device::cuda(0)},
+                           Notes{"non_const_buffer_device entry 1: buffer_idx 2 repeats entry 0; "
+                                 "ignored, as ExecuTorch uses the first"}));
+  // Even when both say the same thing; an entry for another buffer between them counts.
+  EXPECT_EQ(read_device_list({{2, 1, 3}, {1, 1, 2}, {2, 1, 3}}),
+            std::make_pair(Devices{Device::cuda(2), Device::cuda(3)},
+                           Notes{"non_const_buffer_device entry 2: buffer_idx 2 repeats entry 0; "
+                                 "ignored, as ExecuTorch uses the first"}));
 }
 
-TEST(BufferDeviceValidationTest, UnknownDeviceType) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, 7, 0}});
-      },
-      "non_const_buffer_device entry 0: unknown device type 7");
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, -3, 0}});
-      },
-      "non_const_buffer_device entry 0: unknown device type -3");
+TEST(BufferDeviceReadingTest, AnUnknownDeviceTypeIsKeptForTheLoadToRefuse) {
+  EXPECT_EQ(read_device_list({{2, 7, 0}}),
+            std::make_pair(Devices{Device::cpu(), Device(static_cast<DeviceType>(7), 0)},
+                           Notes{"non_const_buffer_device entry 0: unknown device type 7 (no "
+                                 "allocator serves it: loading fails with NotFound, as in "
+                                 "ExecuTorch)"}));
+  const auto [devices, notes] = read_device_list({{2, -3, 1}});
+  EXPECT_EQ(devices[1], Device(static_cast<DeviceType>(-3), 1));
+  EXPECT_EQ(devices[1].to_string(), "unknown(-3):1");
+  EXPECT_EQ(notes, Notes{"non_const_buffer_device entry 0: unknown device type -3 (no allocator "
+                         "serves it: loading fails with NotFound, as in ExecuTorch)"});
 }
 
-TEST(BufferDeviceValidationTest, NegativeDeviceIndex) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, 1, -1}});
-      },
-      "non_const_buffer_device entry 0: negative device index -1");
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{2, 1, -128}});
-      },
-      "non_const_buffer_device entry 0: negative device index -128");
+TEST(BufferDeviceReadingTest, ANegativeDeviceIndexIsKeptForTheAllocator) {
+  for (const int8_t index : {int8_t{-1}, int8_t{-128}}) {
+    EXPECT_EQ(read_device_list({{2, 1, index}}),
+              std::make_pair(
+                  Devices{Device::cpu(), Device(DeviceType::CUDA, static_cast<DeviceIndex>(index))},
+                  Notes{"non_const_buffer_device entry 0: negative device index " +
+                        std::to_string(index) +
+                        " (passed to the allocator as ExecuTorch passes it; its CUDA "
+                        "allocator reads -1 as the current device)"}));
+  }
 }
 
-TEST(BufferDeviceValidationTest, ExplicitCpuEntryIsAllowedWithIndexZeroOnly) {
+TEST(BufferDeviceReadingTest, ACpuEntryOfAnyIndexIsHostMemory) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
   two_buffers(m);
@@ -153,13 +154,15 @@ TEST(BufferDeviceValidationTest, ExplicitCpuEntryIsAllowedWithIndexZeroOnly) {
   ASSERT_TRUE(meta.ok()) << meta.error();
   EXPECT_EQ(*meta->memory_planned_buffer_device(0), Device::cpu());
   EXPECT_EQ(*meta->memory_planned_buffer_device(1), Device::cuda(0));
+  EXPECT_TRUE((*program->method_plan("forward"))->notes.empty());
 
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.set_raw_buffer_devices({{1, 0, 1}});
-      },
-      "non_const_buffer_device entry 0: cpu device index must be 0, got 1");
+  // ExecuTorch's Module allocates every CPU buffer in host memory, whatever its index.
+  EXPECT_EQ(read_device_list({{1, 0, 1}, {2, 0, 5}}),
+            std::make_pair(Devices{Device::cpu(), Device::cpu()},
+                           Notes{"non_const_buffer_device entry 0: cpu index 1 read as cpu:0 "
+                                 "(ExecuTorch keeps every CPU buffer in host memory)",
+                                 "non_const_buffer_device entry 1: cpu index 5 read as cpu:0 "
+                                 "(ExecuTorch keeps every CPU buffer in host memory)"}));
 }
 
 TEST(BufferDeviceValidationTest, CpuFirstNumberingIsNotEnforced) {
@@ -299,17 +302,36 @@ TEST(TensorValidationTest, LastShapeDynamismIsDynamicUnbound) {
       "value 0: unknown shape dynamism 3");
 }
 
-TEST(TensorValidationTest, BadTensorDevices) {
-  expect_invalid(
-      [](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(static_cast<DeviceType>(9), 0))); },
-      "value 0: unknown device type 9");
-  expect_invalid(
-      [](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(DeviceType::CUDA, -2))); },
-      "value 0: negative device index -2");
-  expect_invalid([](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device(DeviceType::CPU, 3))); },
-                 "value 0: cpu device index must be 0, got 3");
-  // A runtime-bound tensor may live on a device.
-  expect_valid([](MethodBuilder& m) { m.add_runtime_tensor(f4_on(Device::cuda(5))); });
+TEST(TensorValidationTest, OddTensorDevicesAreReadAsExecutorchReadsThem) {
+  const MethodPlan plan = forward_plan([](MethodBuilder& m) {
+    m.add_runtime_tensor(f4_on(Device(static_cast<DeviceType>(9), 0)));
+    m.add_runtime_tensor(f4_on(Device(DeviceType::CUDA, -2)));
+    m.add_runtime_tensor(f4_on(Device(DeviceType::CPU, 3)));
+    m.add_runtime_tensor(f4_on(Device::cuda(5)));  // a runtime-bound tensor may live on a device
+  });
+  ASSERT_EQ(plan.values.size(), 4u);
+  EXPECT_EQ(plan.values[0].tensor.device, Device(static_cast<DeviceType>(9), 0));
+  EXPECT_EQ(plan.values[1].tensor.device, Device(DeviceType::CUDA, -2));
+  EXPECT_EQ(plan.values[2].tensor.device, Device::cpu());
+  EXPECT_EQ(plan.values[3].tensor.device, Device::cuda(5));
+  EXPECT_EQ(plan.notes,
+            (Notes{"value 0: unknown device type 9 (no allocator serves it: loading fails with "
+                   "NotFound, as in ExecuTorch)",
+                   "value 1: negative device index -2 (passed to the allocator as ExecuTorch "
+                   "passes it; its CUDA allocator reads -1 as the current device)",
+                   "value 2: cpu index 3 read as cpu:0 (ExecuTorch keeps every CPU buffer in host "
+                   "memory)"}));
+}
+
+TEST(TensorValidationTest, AConstantTaggedForADeviceIsHostData) {
+  const MethodPlan plan = forward_plan([](MethodBuilder& m) {
+    m.add_constant_tensor(f4_on(Device::cuda(0)), float_bytes({1, 2, 3, 4}));
+  });
+  ASSERT_EQ(plan.values.size(), 1u);
+  EXPECT_EQ(plan.values[0].tensor.device, Device::cuda(0));
+  EXPECT_EQ(plan.values[0].tensor.memory_device(), Device::cpu());
+  EXPECT_EQ(plan.notes, Notes{"value 0: constant tagged cuda:0; its data are the program's host "
+                              "bytes"});
 }
 
 TEST(TensorValidationTest, ADeviceTaggedTensorInAHostBufferIsLegacyHostMemory) {
@@ -336,19 +358,24 @@ TEST(TensorValidationTest, ADeviceTaggedTensorInAHostBufferIsLegacyHostMemory) {
   EXPECT_EQ(legacy.memory_device(), Device::cpu());
 }
 
-TEST(TensorValidationTest, PlannedTensorOnAnotherDeviceThanItsDeviceBuffer) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.add_planned_tensor(kF4, 1, 0);
-      },
-      "value 0: tensor on cpu:0 planned in buffer 1 on cuda:0");
-  expect_invalid(
-      [](MethodBuilder& m) {
-        two_buffers(m);
-        m.add_planned_tensor(f4_on(Device::cuda(1)), 1, 0);
-      },
-      "value 0: tensor on cuda:1 planned in buffer 1 on cuda:0");
+TEST(TensorValidationTest, APlannedTensorTaggedOtherwiseLivesInItsDeviceBuffer) {
+  const MethodPlan plan = forward_plan([](MethodBuilder& m) {
+    two_buffers(m);
+    m.add_planned_tensor(kF4, 1, 0);
+    m.add_planned_tensor(f4_on(Device::cuda(1)), 1, 16);
+  });
+  ASSERT_EQ(plan.values.size(), 2u);
+  for (const ValueInfo& v : plan.values) {
+    EXPECT_FALSE(v.tensor.legacy_host);
+    EXPECT_EQ(v.tensor.memory_device(), Device::cuda(0));
+  }
+  EXPECT_EQ(plan.values[0].tensor.device, Device::cpu());
+  EXPECT_EQ(plan.values[1].tensor.device, Device::cuda(1));
+  EXPECT_EQ(plan.notes,
+            (Notes{"value 0: tagged cpu:0, planned in buffer 1 on cuda:0; its bytes are the "
+                   "buffer's",
+                   "value 1: tagged cuda:1, planned in buffer 1 on cuda:0; its bytes are the "
+                   "buffer's"}));
 }
 
 TEST(TensorValidationTest, MemoryIdZeroIsInvalid) {
@@ -880,18 +907,19 @@ TEST(InstructionValidationTest, UnknownInstructionType) {
 }
 
 TEST(InstructionValidationTest, ChainInputsAndLaterChains) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        m.add_runtime_tensor(kF4);
-        m.add_chain({3}, {});
-      },
-      "chain 0: input 0: value index 3 is out of range (1 value)");
-  expect_invalid(
-      [](MethodBuilder& m) {
-        m.add_runtime_tensor(kF4);
-        m.add_chain({}, {0, 1});
-      },
-      "chain 0: output 1: value index 1 is out of range (1 value)");
+  // ExecuTorch never reads a chain's inputs and outputs: kept as written, noted when out of
+  // range.
+  const MethodPlan plan = forward_plan([](MethodBuilder& m) {
+    m.add_runtime_tensor(kF4);
+    m.add_chain({3, 0}, {0, -1});
+  });
+  ASSERT_EQ(plan.chains.size(), 1u);
+  EXPECT_EQ(plan.chains[0].inputs, (std::vector<int32_t>{3, 0}));
+  EXPECT_EQ(plan.chains[0].outputs, (std::vector<int32_t>{0, -1}));
+  EXPECT_EQ(plan.notes, (Notes{"chain 0: input 0: value index 3 is out of range (1 value) (never "
+                               "read)",
+                               "chain 0: output 1: value index -1 is out of range (1 value) "
+                               "(never read)"}));
   expect_invalid(
       [](MethodBuilder& m) {
         add_program(m);
@@ -960,7 +988,9 @@ TEST(DelegateValidationTest, SegmentDataReadsBack) {
 
 using FbOffset = flatbuffers::Offset<fb::ExecutionPlan>;
 
-Error raw_method_status(const std::function<FbOffset(flatbuffers::FlatBufferBuilder&)>& plan) {
+// The status of the one method `plan` writes; its notes in `notes` when given and it loads.
+Error raw_method_status(const std::function<FbOffset(flatbuffers::FlatBufferBuilder&)>& plan,
+                        std::vector<std::string>* notes = nullptr) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<FbOffset> plans{plan(fbb)};
   fbb.Finish(fb::CreateProgram(fbb, 0, fbb.CreateVector(plans)), fb::ProgramIdentifier());
@@ -968,6 +998,7 @@ Error raw_method_status(const std::function<FbOffset(flatbuffers::FlatBufferBuil
       Program::load_from_bytes(Span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()));
   if (!program.ok()) return program.error();
   Result<const MethodPlan*> p = program->method_plan_at(0);
+  if (p.ok() && notes != nullptr) *notes = (*p)->notes;
   return p.ok() ? Error::success() : p.error();
 }
 
@@ -1027,13 +1058,35 @@ TEST(RawTableValidationTest, CallsWithoutTheirTables) {
   }
 }
 
-TEST(RawTableValidationTest, OperatorWithoutAName) {
-  const Error e = raw_method_status([](flatbuffers::FlatBufferBuilder& fbb) {
-    std::vector<flatbuffers::Offset<fb::Operator>> ops{fb::CreateOperator(fbb)};
-    return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0, 0,
-                                   fbb.CreateVector(ops));
-  });
-  EXPECT_EQ(e.message(), "method 'forward': operator 0: has no name");
+TEST(RawTableValidationTest, AnOperatorWithoutANameIsReadUntilAnInstructionCallsIt) {
+  // ExecuTorch reads an operator's name only to resolve the kernel an instruction calls.
+  for (const bool called : {false, true}) {
+    std::vector<std::string> notes;
+    const Error e = raw_method_status(
+        [called](flatbuffers::FlatBufferBuilder& fbb) {
+          std::vector<flatbuffers::Offset<fb::Operator>> ops{fb::CreateOperator(fbb)};
+          std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
+          if (called) {
+            auto call = fb::CreateKernelCall(fbb, 0, fbb.CreateVector(std::vector<int32_t>{}));
+            instructions.push_back(
+                fb::CreateInstruction(fbb, fb::InstructionArguments::KernelCall, call.Union()));
+          }
+          std::vector<flatbuffers::Offset<fb::Chain>> chains{
+              fb::CreateChain(fbb, 0, 0, fbb.CreateVector(instructions))};
+          return fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+                                         fbb.CreateVector(chains), fbb.CreateVector(ops));
+        },
+        &notes);
+    if (called) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+      EXPECT_EQ(e.message(),
+                "method 'forward': chain 0, instruction 0: calls operator 0, which has no name");
+    } else {
+      EXPECT_TRUE(e.ok()) << e;
+      EXPECT_EQ(notes, std::vector<std::string>{"operator 0: has no name (no instruction may call "
+                                                "it)"});
+    }
+  }
 }
 
 TEST(RawTableValidationTest, DelegateWithoutIdOrReference) {
