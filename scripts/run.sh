@@ -19,9 +19,11 @@ cmake --build --preset default -j "$jobs" --target devplan devplan_fixture_progr
 
 upstream=fixtures/executorch/upstream-1.5.1
 exported=fixtures/executorch/exporter
-# wild_external_data.pte keeps its constants in a data file: every program is given it (the
-# others have no external tensor and ignore it).
-data=(--data "$exported"/wild_external_data.ptd)
+# wild_external_data.pte keeps its constants in a data file, wild_split_data.pte in two: every
+# program is given all three (their keys differ; the others have no external tensor and ignore
+# them).
+data=(--data "$exported"/wild_external_data.ptd --data "$exported"/wild_split_data_first.ptd
+  --data "$exported"/wild_split_data_second.ptd)
 build/bin/devplan report --out build/report "${data[@]}" \
   build/fixtures/programs/*.pte fixtures/executorch/*.pte "$upstream"/*.pte "$exported"/*.pte \
   "$exported"/*.bpte

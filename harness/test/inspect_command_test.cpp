@@ -218,8 +218,7 @@ TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
   // Bad data files.
   r = run(&run_command, {pte, "--data", ptd, "--data", ptd});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "devplan run: InvalidExternalData: key 'linear.weight' is in both " + ptd +
-                       " and " + ptd + "\n");
+  EXPECT_EQ(r.err, "devplan run: InvalidArgument: " + ptd + " is given twice\n");
   r = run(&run_command, {pte, "--data", pte});
   EXPECT_EQ(r.err, "devplan run: InvalidExternalData: " + pte +
                        ": not a data file (.ptd): file identifier is not FT01\n");
@@ -236,6 +235,47 @@ TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
   EXPECT_THAT(r.err, HasSubstr("not a program: a .ptd data file (FlatTensor, file identifier "
                                "'FT01') that holds constants of a program; give the program (.pte) "
                                "that uses it, with --data FILE.ptd\n"));
+}
+
+// Constants split over two data files: both engines take both (ExecuTorch's Module merges them),
+// and each says which keys a missing file holds.
+TEST(DataFileCommandsTest, TwoDataFilesAreMergedInBothEngines) {
+  const std::string pte = testing::exported_program("wild_split_data.pte");
+  const std::string first = testing::exported_program("wild_split_data_first.ptd");
+  const std::string second = testing::exported_program("wild_split_data_second.ptd");
+  // The exporter's reference (torch, ones): [-0.38550612, 0.01601258] per row.
+  testing::CommandResult r =
+      run(&run_command, {pte, "--data", first, "--data", second, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "method forward: 1 outputs\n"
+            "output 0: float32[2, 2] on cpu:0 = [-0.38550612, 0.01601258, -0.38550612, "
+            "0.01601258]\n");
+  for (const char* runtime : {"devplan", "executorch"}) {
+    r = run(&simulate_command, {pte, "--data", second, "--data", first, "--runtime", runtime});
+    EXPECT_EQ(r.exit_code, 0) << runtime << "\n" << r.out << r.err;
+  }
+  r = run(&check_command, {pte, "--data", first, "--data", second});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("data file: " + first +
+                               ": 2 tensors, 60 B (file 524 B)\n"
+                               "data file: " +
+                               second + ": 2 tensors, 32 B (file 520 B)\n"));
+
+  const std::string missing_first =
+      "external tensor 'first.weight' is in none of the data files given (" + second +
+      "); external tensor 'first.bias' is in none of the data files given (" + second + ")";
+  r = run(&run_command, {pte, "--data", second, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "devplan run: NotFound: ExecuTorch: load_method('forward') failed; devplan "
+            "reads: " +
+                missing_first + "\n");
+  r = run(&simulate_command, {pte, "--data", second});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("method forward: NotFound: method 'forward': value 0: external "
+                               "tensor 'first.weight' is in none of the data files given (" +
+                               second + ")\n"));
 }
 
 }  // namespace

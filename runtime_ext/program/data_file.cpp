@@ -130,6 +130,11 @@ uint64_t DataFile::alignment(const DataEntry& entry) const {
 Result<std::shared_ptr<const DataFiles>> DataFiles::make(std::vector<Owned> files) {
   auto set = std::make_shared<DataFiles>();
   for (Owned& f : files) {
+    for (const Owned& earlier : set->files_) {
+      if (earlier.file.name() == f.file.name()) {
+        return Error(ErrorCode::InvalidArgument, f.file.name() + " is given twice");
+      }
+    }
     for (const DataEntry& e : f.file.entries()) {
       const std::pair<const DataFile*, const DataEntry*> other = set->find(e.key);
       if (other.first != nullptr) {

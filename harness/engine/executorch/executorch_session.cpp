@@ -9,7 +9,12 @@
 #include <executorch/extension/module/module.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <executorch_testing/executorch_compat.h>
 #include <harness/commands/tensor_values.h>
@@ -48,9 +53,46 @@ Error from_et(et::Error e, const std::string& what) {
 }
 
 Device from_et(const et::etensor::Device& d) {
-  if (d.type() == et::etensor::DeviceType::CPU) return Device::cpu();
-  return Device{DeviceType::CUDA, static_cast<DeviceIndex>(d.index())};
+  // The file's device type values, whatever ExecuTorch read (an unknown one stays unknown).
+  return Device{static_cast<DeviceType>(d.type()), static_cast<DeviceIndex>(d.index())};
 }
+
+// An anonymous in-memory file holding `bytes`, open read-only through /proc/self/fd/N, for APIs
+// that take a path; the descriptor closes with the object.
+class MemoryFile {
+ public:
+  static Result<MemoryFile> create(Span<const uint8_t> bytes) {
+    MemoryFile f;
+    f.fd_ = ::memfd_create("devplan-program", MFD_CLOEXEC);
+    if (f.fd_ < 0) {
+      return Error(ErrorCode::AccessFailed,
+                   std::string("cannot create an in-memory file: ") + std::strerror(errno));
+    }
+    for (size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::write(f.fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        return Error(ErrorCode::AccessFailed,
+                     std::string("cannot write an in-memory file: ") + std::strerror(errno));
+      }
+      done += static_cast<size_t>(n);
+    }
+    return f;
+  }
+  MemoryFile(MemoryFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  MemoryFile& operator=(MemoryFile&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  ~MemoryFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+ private:
+  MemoryFile() = default;
+  int fd_ = -1;
+};
 
 // Host storage for one input tensor of ExecuTorch's kind.
 struct InputTensor {
@@ -82,21 +124,28 @@ class ExecutorchSession final : public EngineSession {
       }
     }
     bridge::take_error_log();
-    std::unique_ptr<BufferDataLoader> data_loader;
-    if (data_files_ != nullptr && !data_files_->empty()) {
-      if (data_files_->files().size() > 1) {
-        return Error(ErrorCode::NotSupported,
-                     "--runtime executorch takes one --data file: ExecuTorch 1.5.1's Module merges "
-                     "several only when it opens the program from a path itself, and devplan "
-                     "gives it the program's bytes (given: " +
-                         data_files_->names() + ")");
+    const size_t num_data_files = data_files_ == nullptr ? 0 : data_files_->files().size();
+    if (num_data_files > 1) {
+      // ExecuTorch 1.5.1's Module merges several data files (MergedDataMap) only when it opens
+      // the program and the files from paths: the program's bytes go through an in-memory file.
+      // Mapped, as the bytes of the other path are: a host write of an initial value into
+      // device memory is then a memcpy that faults, not a read() that returns EFAULT.
+      DEVPLAN_ASSIGN_OR_RETURN(MemoryFile file, MemoryFile::create(bytes_.bytes()));
+      program_file_ = std::make_unique<MemoryFile>(std::move(file));
+      std::vector<std::string> paths;
+      for (const DataFiles::Owned& f : data_files_->files()) paths.push_back(f.file.name());
+      module_ =
+          std::make_unique<Module>(program_file_->path(), std::move(paths), Module::LoadMode::Mmap);
+    } else {
+      std::unique_ptr<BufferDataLoader> data_loader;
+      if (num_data_files == 1) {
+        const Span<const uint8_t> data = data_files_->files()[0].file.bytes();
+        data_loader = std::make_unique<BufferDataLoader>(data.data(), data.size());
       }
-      const Span<const uint8_t> data = data_files_->files()[0].file.bytes();
-      data_loader = std::make_unique<BufferDataLoader>(data.data(), data.size());
+      module_ =
+          std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()),
+                                   nullptr, nullptr, nullptr, std::move(data_loader));
     }
-    module_ =
-        std::make_unique<Module>(std::make_unique<BufferDataLoader>(bytes_.data(), bytes_.size()),
-                                 nullptr, nullptr, nullptr, std::move(data_loader));
     const et::Error e =
         module_->load(minimal_verification_ ? et::Program::Verification::Minimal
                                             : et::Program::Verification::InternalConsistency);
@@ -147,8 +196,28 @@ class ExecutorchSession final : public EngineSession {
       }
     }
     buffers_[name] = std::move(planned);
-    if (!ok) return from_et(e, "load_method('" + name + "')");
+    if (!ok) {
+      const Error err = from_et(e, "load_method('" + name + "')");
+      const std::string data = external_data_problems(name);
+      return data.empty() ? err : Error(err.code(), err.message() + "; devplan reads: " + data);
+    }
     return Error::success();
+  }
+
+  // What devplan's reading finds wrong with method `name`'s external tensors and the data files
+  // given ("" when nothing): ExecuTorch's own errors name no key.
+  std::string external_data_problems(const std::string& name) const {
+    Result<Program> program = bytes_.program();
+    if (!program.ok()) return "";
+    Result<const MethodPlan*> plan = program->method_plan(name);
+    if (!plan.ok()) return "";
+    std::string problems;
+    for (const ValueInfo& v : (*plan)->values) {
+      if (v.tag != ValueTag::Tensor || v.tensor.storage != TensorStorage::External) continue;
+      Result<ExternalTensorData> found = resolve_external_tensor(data_files_.get(), v.tensor);
+      if (!found.ok()) problems += (problems.empty() ? "" : "; ") + found.error().message();
+    }
+    return problems;
   }
 
   bool is_method_loaded(const std::string& name) const override {
@@ -428,6 +497,7 @@ class ExecutorchSession final : public EngineSession {
   // Caller memory per method; freed after the Module (declared before it, reset after it).
   std::map<std::string, std::vector<std::unique_ptr<CallerTensor>>> caller_;
   std::shared_ptr<const DataFiles> data_files_;  // the loader over it lives in module_
+  std::unique_ptr<MemoryFile> program_file_;     // the program for a Module opened by path
   std::unique_ptr<Module> module_;               // destroyed first (see the destructor)
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;

@@ -464,7 +464,9 @@ TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "devplan run: InvalidState: ExecuTorch: load_method('forward') failed: "
-            "external_data_map is null\n");
+            "external_data_map is null; devplan reads: external tensor 'linear.weight' is kept in "
+            "a data file (.ptd) and none was given (--data FILE.ptd); external tensor "
+            "'linear.bias' is kept in a data file (.ptd) and none was given (--data FILE.ptd)\n");
   r = testing::run(&simulate_command, {pte, "--runtime", "executorch", "--data", ptd});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("method forward: loaded\n"));
