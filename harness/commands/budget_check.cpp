@@ -2,6 +2,7 @@
 
 #include <harness/commands/growth.h>
 #include <runtime_ext/core/byte_count.h>
+#include <runtime_ext/core/text_join.h>
 
 #include <cstdio>
 
@@ -191,6 +192,12 @@ class BudgetComparer {
   }
 
   void load(const std::string& engine, const BudgetLoad& before, const BudgetLoad& now) {
+    if (now.loaded && !now.placeholders.empty()) {
+      add(FindingKind::Note,
+          engine + " load: with placeholders for " + join(now.placeholders, ", ") +
+              " (they cannot run here; the figures are the load's)",
+          {{"what", "load.placeholders"}, {"runtime", engine}, {"new", now.placeholders}});
+    }
     if (before.loaded && !now.loaded) {
       add(FindingKind::Grew, engine + " load failed (it loaded when recorded): " + now.error,
           {{"what", "load.status"}, {"runtime", engine}, {"old", "loaded"}, {"new", now.error}});

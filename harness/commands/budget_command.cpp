@@ -8,6 +8,7 @@
 #include <harness/commands/planner_command_args.h>
 #include <harness/report/json_document.h>
 #include <harness/report/junit.h>
+#include <runtime_ext/core/text_join.h>
 
 #include <chrono>
 #include <filesystem>
@@ -138,6 +139,13 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
     out << "  " << name << ":";
     for (const auto& [method, m] : p.methods) out << " " << method;
     out << "\n";
+    for (const auto& [method, m] : p.methods) {
+      for (const auto& [engine, load] : m.loads) {
+        if (load.placeholders.empty()) continue;
+        out << "    " << method << ": " << engine << " loaded with placeholders for "
+            << join(load.placeholders, ", ") << " (it cannot run here)\n";
+      }
+    }
   }
   for (const std::string& name : dropped) {
     out << "  dropped " << name << " (it was in the budget; not given now)\n";

@@ -172,6 +172,15 @@ class BudgetReader {
     }
     DEVPLAN_ASSIGN_OR_RETURN(load.leaks, count(l, path, "leaks"));
     DEVPLAN_ASSIGN_OR_RETURN(load.misuse, count(l, path, "misuse"));
+    if (l.contains("placeholders")) {
+      const Json& p = l.at("placeholders");
+      const std::string at = path + ".placeholders";
+      if (!p.is_array()) return wrong(at, "expected an array of names");
+      for (const Json& name : p) {
+        if (!name.is_string()) return wrong(at, "expected an array of names");
+        load.placeholders.push_back(name.get<std::string>());
+      }
+    }
     return load;
   }
 
@@ -196,10 +205,12 @@ Json load_json(const BudgetLoad& load) {
   for (const auto& [name, d] : sorted) {
     allocations[name] = {{"bytes", d.bytes}, {"count", d.allocations}};
   }
-  return {{"allocations", std::move(allocations)},
-          {"leaks", load.leaks},
-          {"loaded", load.loaded},
-          {"misuse", load.misuse}};
+  Json j = {{"allocations", std::move(allocations)},
+            {"leaks", load.leaks},
+            {"loaded", load.loaded},
+            {"misuse", load.misuse}};
+  if (!load.placeholders.empty()) j["placeholders"] = load.placeholders;
+  return j;
 }
 
 Json method_json(const BudgetMethod& m) {
@@ -281,6 +292,7 @@ Result<BudgetProgram> measure_program(const std::string& file,
       load.allocations = l.devices;
       load.leaks = l.leaks;
       load.misuse = l.misuse;
+      load.placeholders = l.stand_ins;
     }
   }
   return program;

@@ -51,6 +51,9 @@ struct BudgetLoad {
   uint64_t leaks = 0;
   uint64_t misuse = 0;
   std::string error;  // why the load failed, when measured (not kept in the file)
+  // What stood in for what the build lacks ("backend AbsentBackend"); kept as "placeholders"
+  // when there are any.
+  std::vector<std::string> placeholders;
 };
 
 struct BudgetMethod {

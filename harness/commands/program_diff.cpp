@@ -4,6 +4,7 @@
 #include <harness/commands/program_figures.h>
 #include <harness/report/json_document.h>
 #include <runtime_ext/core/byte_count.h>
+#include <runtime_ext/core/text_join.h>
 
 namespace devplan::harness {
 namespace {
@@ -108,8 +109,13 @@ class MethodComparer {
 
   void loads(RuntimeKind runtime, const LoadFigures& before, const LoadFigures& now) {
     const std::string engine = runtime_name(runtime);
-    const std::string a = before.status.ok() ? "loaded" : before.status.to_string();
-    const std::string b = now.status.ok() ? "loaded" : now.status.to_string();
+    auto status = [](const LoadFigures& l) {
+      if (!l.status.ok()) return l.status.to_string();
+      return l.stand_ins.empty() ? std::string("loaded")
+                                 : "loaded with placeholders for " + join(l.stand_ins, ", ");
+    };
+    const std::string a = status(before);
+    const std::string b = status(now);
     if (a != b) {
       add(engine + " load: " + a + " -> " + b,
           {{"what", "load.status"}, {"runtime", engine}, {"old", a}, {"new", b}});

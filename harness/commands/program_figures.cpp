@@ -80,6 +80,7 @@ Result<LoadFigures> load_method(const ProgramImage& image, const std::string& me
   const SimulationResult& r = *simulated;
   for (const MethodOutcome& outcome : r.methods) {
     if (!outcome.status.ok()) load.status = outcome.status;
+    load.stand_ins.insert(load.stand_ins.end(), outcome.stand_ins.begin(), outcome.stand_ins.end());
   }
   for (const AllocationRecord& a : r.allocations) {
     DeviceLoad& d = load.devices[a.device];
@@ -105,6 +106,7 @@ Json load_json(const Result<LoadFigures>& result) {
   j["devices"] = std::move(devices);
   j["leaks"] = result->leaks;
   j["misuse"] = result->misuse;
+  j["placeholders"] = result->stand_ins;
   return j;
 }
 
@@ -121,6 +123,7 @@ Result<LoadFigures> load_from_json(const Json& j, const std::string& method) {
   }
   load.leaks = j.at("leaks").get<size_t>();
   load.misuse = j.at("misuse").get<size_t>();
+  load.stand_ins = j.at("placeholders").get<std::vector<std::string>>();
   return load;
 }
 

@@ -69,6 +69,8 @@ struct LoadFigures {
   std::map<Device, DeviceLoad> devices;  // successful device allocations
   size_t leaks = 0;                      // allocations still live after the Module was destroyed
   size_t misuse = 0;  // double frees, wrong-device frees, ... (mocks/ledger_records.h)
+  // What stood in for what this build lacks ("backend AbsentBackend"), when it loaded.
+  std::vector<std::string> stand_ins;
 };
 
 // Loads each of `methods` on its own (a fresh Module each, simulated devices, unbacked memory),

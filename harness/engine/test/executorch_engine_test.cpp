@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -448,6 +449,41 @@ TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
   EXPECT_THAT(r.out, HasSubstr("\n  not run: forward: no kernel for devplan_absent::twice.out, "
                                "devplan_absent::halve.out\n"));
   EXPECT_THAT(r.out, HasSubstr("\n  not run: forward: no backend AbsentBackend\n"));
+}
+
+// budget and diff say which loads had placeholders: their figures are the load's only.
+TEST_F(ExecutorchEngine, BudgetAndDiffSayWhatStoodIn) {
+  const std::string absent = testing::exported_program("wild_absent_backend.pte");
+  const std::string ops = testing::exported_program("wild_missing_ops.pte");
+  const std::string budget = testing::temp_dir() + "/budget.json";
+  CommandResult r = testing::run(&budget_command, {"record", absent, ops, "-o", budget});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "recorded 2 programs (2 methods) in " + budget +
+                "\n"
+                "  wild_absent_backend.pte: forward\n"
+                "    forward: devplan loaded with placeholders for backend AbsentBackend (it "
+                "cannot run here)\n"
+                "    forward: executorch loaded with placeholders for backend AbsentBackend (it "
+                "cannot run here)\n"
+                "  wild_missing_ops.pte: forward\n"
+                "    forward: devplan loaded with placeholders for kernel "
+                "devplan_absent::twice.out, kernel devplan_absent::halve.out (it cannot run "
+                "here)\n");
+  std::ifstream file(budget);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text,
+              HasSubstr(R"("loaded":true,"misuse":0,"placeholders":["backend AbsentBackend"]})"));
+  r = testing::run(&budget_command, {"check", budget, absent, ops});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  note: wild_missing_ops.pte forward: devplan load: with "
+                               "placeholders for kernel devplan_absent::twice.out, kernel "
+                               "devplan_absent::halve.out (they cannot run here; the figures are "
+                               "the load's)\n"));
+  r = testing::run(&diff_command, {absent, ops, "--runtime", "devplan"});
+  EXPECT_THAT(r.out, HasSubstr("  devplan load: loaded with placeholders for backend AbsentBackend "
+                               "-> loaded with placeholders for kernel devplan_absent::twice.out, "
+                               "kernel devplan_absent::halve.out\n"));
 }
 
 // nn.Linear with its weight and bias in a .ptd: ExecuTorch runs it with --data as eager PyTorch
