@@ -76,23 +76,26 @@ CLI::Option* add_repeated_option(CLI::App& app, const std::string& name,
   return app.add_option(name, values, description)->allow_extra_args(false);
 }
 
-const CLI::Validator& decimal_validator() {
-  static const CLI::Validator validator(
-      [](std::string& text) -> std::string {
-        std::string why =
-            "expects a whole decimal number in [0, 18446744073709551615], got '" + text + "'";
-        if (text.empty() || text.size() > 20) return why;
+CLI::Validator decimal_validator(uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        const std::string why = "expects a whole decimal number in [" + std::to_string(min) +
+                                ", 18446744073709551615], got '" + text + "'";
+        if (text.empty()) return why;
         for (char ch : text) {
           if (ch < '0' || ch > '9') return why;
         }
-        if (text.size() == 20 && text > "18446744073709551615") return why;
         // CLI11 converts with base 0, where a leading 0 means octal: "010" is ten here.
         const size_t first = text.find_first_not_of('0');
-        text = first == std::string::npos ? "0" : text.substr(first);
+        const std::string digits = first == std::string::npos ? "0" : text.substr(first);
+        if (digits.size() > 20 || (digits.size() == 20 && digits > "18446744073709551615")) {
+          return why;
+        }
+        if (std::strtoull(digits.c_str(), nullptr, 10) < min) return why;
+        text = digits;
         return std::string();
       },
       "");
-  return validator;
 }
 
 const CLI::Validator& positive_finite_validator() {
@@ -102,6 +105,20 @@ const CLI::Validator& positive_finite_validator() {
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0)) {
           return "expects a finite number above 0, got '" + text + "'";
+        }
+        return std::string();
+      },
+      "");
+  return validator;
+}
+
+const CLI::Validator& non_negative_finite_validator() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0) {
+          return "expects a finite number, 0 or above, got '" + text + "'";
         }
         return std::string();
       },

@@ -46,11 +46,14 @@ int usage_error(const CLI::App& app, const std::string& what, std::ostream& err)
 
 // Validators with messages that name the expected form. CLI11 alone reads unsigned options
 // with strtoull (so "-1" would wrap and "010" be octal) and lets NaN through PositiveNumber.
-// A whole decimal number without sign, prefix or spaces that fits uint64 (leading zeros are
-// dropped: "010" is ten). It rewrites the text, so add it with transform(), not check().
-const CLI::Validator& decimal_validator();
+// A whole decimal number without sign, prefix or spaces in [min, 2^64 - 1] (leading zeros are
+// dropped: "010" is ten); the message names that range. It rewrites the text, so add it with
+// transform(), not check().
+CLI::Validator decimal_validator(uint64_t min = 0);
 // A finite number above zero.
 const CLI::Validator& positive_finite_validator();
+// A finite number, 0 or above (not NaN, not infinite).
+const CLI::Validator& non_negative_finite_validator();
 
 // Accepts what `parse` accepts (any function taking the text and returning a Result); the
 // parser's message otherwise. Use it to check a value at parse time and convert it after; name

@@ -89,7 +89,7 @@ class BudgetReader {
   }
 
   Result<Device> device(const std::string& text, const std::string& path) const {
-    Result<Device> d = parse_device(text);
+    Result<Device> d = parse_any_device(text);
     if (!d.ok()) return wrong(path, "'" + text + "' is not a device (cpu:0, cuda:1, ...)");
     return *d;
   }

@@ -1,6 +1,7 @@
 #include <harness/commands/command_options.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace devplan::harness {
@@ -48,15 +49,17 @@ Result<DeviceBacking> parse_device_backing(const std::string& text) {
 }
 
 Result<double> parse_percent(const std::string& text) {
-  // Digits with at most one '.', nothing else: no sign, exponent, hex, "inf" or "nan".
-  const bool form = !text.empty() && text.size() <= 32 &&
-                    text.find_first_not_of("0123456789.") == std::string::npos &&
+  // Digits with at most one '.', nothing else: no sign, exponent, hex, "inf" or "nan"; and
+  // finite (300 digits overflow a double).
+  const bool form = !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos &&
                     std::count(text.begin(), text.end(), '.') <= 1 && text != ".";
-  if (!form) {
-    return Error(ErrorCode::InvalidArgument,
-                 "expects a percentage (a number, 0 or above, like 3 or 2.5), got '" + text + "'");
+  const double pct = form ? std::strtod(text.c_str(), nullptr) : 0;
+  if (!form || !std::isfinite(pct)) {
+    return Error(
+        ErrorCode::InvalidArgument,
+        "expects a percentage (a finite number, 0 or above, like 3 or 2.5), got '" + text + "'");
   }
-  return std::strtod(text.c_str(), nullptr);
+  return pct;
 }
 
 CLI::Option* add_percent_option(CLI::App& app, const std::string& name, std::optional<double>& pct,

@@ -6,6 +6,7 @@
 #include <harness/report/json_reports.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace devplan::harness {
 
@@ -65,9 +66,12 @@ void add_budget_steps_option(CLI::App& app, int64_t* steps, const char* descript
       ->type_name("N")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
-            const bool digits = !text.empty() && text.size() <= 18 &&
+            constexpr uint64_t kMaxSteps = 1000000000000000000;  // 10^18
+            const bool digits = !text.empty() && text.size() <= 19 &&
                                 text.find_first_not_of("0123456789") == std::string::npos;
-            return digits ? "" : "'" + text + "' is not a number of steps (0 to 10^18)";
+            return digits && std::strtoull(text.c_str(), nullptr, 10) <= kMaxSteps
+                       ? ""
+                       : "'" + text + "' is not a number of steps (0 to 10^18)";
           },
           "N"));
 }

@@ -118,7 +118,7 @@ Result<LoadFigures> load_from_json(const Json& j, const std::string& method) {
   load.method = method;
   load.status = status;
   for (const Json& d : j.at("devices")) {
-    DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_device(d.at(0).get<std::string>()));
+    DEVPLAN_ASSIGN_OR_RETURN(Device device, parse_any_device(d.at(0).get<std::string>()));
     load.devices[device] = DeviceLoad{d.at(1).get<uint64_t>(), d.at(2).get<uint64_t>()};
   }
   load.leaks = j.at("leaks").get<size_t>();

@@ -60,11 +60,11 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
                   "bundled programs: the relative tolerance of floating-point outputs (default "
                   "1e-05, ExecuTorch's; the file gives none)")
       ->type_name("R")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cli::non_negative_finite_validator());
   app->add_option("--atol", c.tolerances.atol,
                   "bundled programs: the absolute tolerance (default 1e-08, ExecuTorch's)")
       ->type_name("A")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cli::non_negative_finite_validator());
   add_device_kind_option(*app, c.device);
   add_runtime_option(*app, c.runtime);
   add_json_flag(*app, c.json);

@@ -84,8 +84,7 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
       ->check(cli::checked_by(&parse_placement));
   app->add_option("--fail-alloc", o.fail_alloc, "fail the Nth device allocation (1-based)")
       ->type_name("N")
-      ->transform(cli::decimal_validator())
-      ->check(CLI::Range(uint64_t{1}, UINT64_MAX));
+      ->transform(cli::decimal_validator(1));
   app->add_option_function<std::vector<std::string>>(
          "--capacity",
          [&o](const std::vector<std::string>& items) {

@@ -64,8 +64,7 @@ std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
       ->transform(cli::decimal_validator());
   app->add_option("--cases", c.cases, "run this many cases")
       ->type_name("N")
-      ->transform(cli::decimal_validator())
-      ->check(CLI::Range(uint64_t{1}, UINT64_MAX));
+      ->transform(cli::decimal_validator(1));
   app->add_option("--seconds", c.seconds, "run for this long")
       ->type_name("T")
       ->check(cli::positive_finite_validator());

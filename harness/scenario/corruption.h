@@ -6,11 +6,11 @@
 // and tags): the reader reads them as ExecuTorch does and notes each (MethodPlan::notes).
 //
 //   ProgramScenario s = generate_program_scenario(3);
-//   Corruption c{CorruptionKind::NegativeDeviceIndex, /*method=*/0, /*target=*/1, /*amount=*/5};
+//   Corruption c{CorruptionKind::NegativeBufferSize, /*method=*/0, /*target=*/1, /*amount=*/5};
 //   if (corruption_applies(s, c)) {
 //     Result<std::vector<uint8_t>> bytes = build_corrupted_program(s, c);
 //     Result<Program> p = Program::load_from_bytes(*bytes);
-//     p->method_meta(s.methods[0].name).error();   // InvalidProgram ... negative device index -6
+//     p->method_meta(s.methods[0].name).error();   // InvalidProgram ... negative size -6
 //   }
 //
 // `method` and `target` are taken modulo the method's count of methods / buffers / tensors, so

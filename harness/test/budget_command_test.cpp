@@ -11,8 +11,10 @@
 #include <harness/commands/budget_file.h>
 #include <harness/engine/engine.h>
 #include <harness/json/json.h>
+#include <runtime_ext/writer/program_builder.h>
 
 #include <fstream>
+#include <iterator>
 
 #include "commands_test_support.h"
 
@@ -119,6 +121,34 @@ TEST(BudgetCommandTest, TheRecordedProgramIsWithinItsBudget) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "budget: " + d.budget + "\nprogram model.pte (" + d.model +
                        "): ok\nresult: within the budget (1 program)\n");
+}
+
+TEST(BudgetCommandTest, DevicesOnlyAProgramCanNameAreRecordedAndReadBack) {
+  // A buffer of an unknown device type and one with a negative index (read as ExecuTorch reads
+  // them): the budget names them as devplan prints them and reads them back.
+  const std::string dir = testing::temp_dir();
+  std::vector<std::string> files;
+  for (const auto& [name, entry] :
+       {std::pair<std::string, RawBufferDevice>{"unknown.pte", {2, 5, 0}},
+        std::pair<std::string, RawBufferDevice>{"negative.pte", {2, 1, -1}}}) {
+    ProgramBuilder builder = device_add_cuda0_program_builder();
+    builder.method(0).set_raw_buffer_devices({entry});
+    files.push_back(dir + "/" + name);
+    const std::vector<uint8_t> bytes = builder.build();
+    std::ofstream(files.back(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+  }
+  const std::string budget = dir + "/budget.json";
+  testing::CommandResult r = run(&budget_command, {"record", files[0], files[1], "-o", budget});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(budget);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr(R"({"device":"unknown(5):0","size":48})"));
+  EXPECT_THAT(text, HasSubstr(R"({"device":"cuda:-1","size":48})"));
+  r = run(&budget_command, {"check", budget, files[0], files[1]});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("result: within the budget (2 programs)\n"));
 }
 
 TEST(BudgetCommandTest, AGrownBufferFailsNamingTheBufferAndTheGrowth) {

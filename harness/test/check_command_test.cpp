@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <harness/commands/program_figures.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/writer/program_builder.h>
 
@@ -117,9 +118,9 @@ TEST(CheckCommandTest, OddDeviceFieldsAreNotesAndTheProgramIsChecked) {
   r = run(&inspect_command, {file, "--json"});
   EXPECT_THAT(r.out, HasSubstr("\"notes\":[\"non_const_buffer_device entry 1: buffer_idx 2 "
                                "repeats entry 0; ignored, as ExecuTorch uses the first\","));
-  for (const char* runtime : {"devplan", "executorch"}) {
-    r = run(&simulate_command, {file, "--runtime", runtime});
-    EXPECT_EQ(r.exit_code, 0) << runtime << "\n" << r.out << r.err;
+  for (RuntimeKind runtime : built_runtimes()) {
+    r = run(&simulate_command, {file, "--runtime", runtime_name(runtime)});
+    EXPECT_EQ(r.exit_code, 0) << runtime_name(runtime) << "\n" << r.out << r.err;
   }
 }
 

@@ -81,10 +81,10 @@ TEST(CliTest, UsageErrorsExitTwoWithOneLineSayingWhat) {
       {{"inspect", add_program(), "--json=1"},
        "devplan inspect: json was given a disallowed flag override"},
       {{"fuzz", "--cases", "-1"},
-       "devplan fuzz: --cases: expects a whole decimal number in [0, 18446744073709551615], got "
+       "devplan fuzz: --cases: expects a whole decimal number in [1, 18446744073709551615], got "
        "'-1'"},
       {{"fuzz", "--cases", "0x10"},
-       "devplan fuzz: --cases: expects a whole decimal number in [0, 18446744073709551615], got "
+       "devplan fuzz: --cases: expects a whole decimal number in [1, 18446744073709551615], got "
        "'0x10'"},
       {{"fuzz", "--seconds", "nan"},
        "devplan fuzz: --seconds: expects a finite number above 0, got 'nan'"},

@@ -249,8 +249,9 @@ TEST(DiffCommandTest, BadInput) {
   // Option values.
   r = run(&diff_command, {file, truncated, "--fail-on-growth", "-5"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--fail-on-growth: expects a percentage (a number, 0 or above, "
-                               "like 3 or 2.5), got '-5'"));
+  EXPECT_THAT(r.err,
+              HasSubstr("--fail-on-growth: expects a percentage (a finite number, 0 or above, "
+                        "like 3 or 2.5), got '-5'"));
   EXPECT_EQ(run(&diff_command, {file, truncated, "--runtime", "tflite"}).exit_code, 2);
   EXPECT_EQ(run(&diff_command, {file}).exit_code, 2);
 }

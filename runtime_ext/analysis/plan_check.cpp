@@ -547,9 +547,11 @@ std::vector<DeviceViolation> check_devices(const MethodPlan& plan) {
         const std::string what = "delegate " + delegate.id + " on " + target->to_string();
         for (int32_t arg : ins.args) {
           for (int32_t t : tensors_of(plan, arg)) {
-            const Device tag = plan.values[t].tensor.device;
-            // A tag that disagrees with the tensor's buffer (a parser note): the bytes decide.
-            if (tag == *target || where(t) == *target || (tag.is_cpu() && io[t])) continue;
+            // The tag, but for a tensor whose tag disagrees with its device buffer (a parser
+            // note): there the bytes decide.
+            const TensorInfo& tensor = plan.values[t].tensor;
+            const Device tag = tensor.other_buffer_device.value_or(tensor.device);
+            if (tag == *target || (tag.is_cpu() && io[t])) continue;
             violation(what, t,
                       "value " + std::to_string(t) + " is on " + tag.to_string() +
                           ", the delegate's tensors live on " + target->to_string());

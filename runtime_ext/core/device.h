@@ -62,6 +62,11 @@ struct Device {
 // InvalidArgument naming the text.
 Result<Device> parse_device(const std::string& text);
 
+// Parses whatever to_string() writes, also for devices a program may name that parse_device
+// refuses (a record of a program, not a user's choice): "unknown(5):0", "cuda:-1". Otherwise
+// parse_device's error.
+Result<Device> parse_any_device(const std::string& text);
+
 std::ostream& operator<<(std::ostream& os, Device device);
 
 }  // namespace devplan

@@ -28,7 +28,18 @@ Result<MethodPlan> PlanParser::parse() {
   DEVPLAN_RETURN_IF_ERROR(parse_operators());
   DEVPLAN_RETURN_IF_ERROR(parse_delegates());
   DEVPLAN_RETURN_IF_ERROR(parse_chains());
+  if (notes_left_out_ > 0) {
+    out_.notes.push_back("... and " + count(notes_left_out_, "more note") + " of these kinds");
+  }
   return std::move(out_);
+}
+
+void PlanParser::note(std::string text) {
+  if (out_.notes.size() < kMaxNotes) {
+    out_.notes.push_back(std::move(text));
+  } else {
+    ++notes_left_out_;
+  }
 }
 
 Error PlanParser::invalid(const std::string& message) const {
@@ -64,7 +75,7 @@ void PlanParser::read_chain_values(const std::string& where, const FbVector<int3
     const int32_t index = list->Get(static_cast<flatbuffers::uoffset_t>(k));
     const std::string range = check_value_index(index);
     if (!range.empty()) {
-      out_.notes.push_back(where + std::to_string(k) + ": " + range + " (never read)");
+      note(where + std::to_string(k) + ": " + range + " (never read)");
     }
     out->push_back(index);
   }
@@ -79,8 +90,9 @@ Error PlanParser::parse_operators() {
     OperatorInfo info;
     if (op->name() == nullptr) {
       // ExecuTorch reads an operator's name only to resolve a kernel an instruction calls.
-      nameless_operators_.push_back(k);
-      out_.notes.push_back(where + "has no name (no instruction may call it)");
+      nameless_operator_.resize(size_of(ops), false);
+      nameless_operator_[k] = true;
+      note(where + "has no name (no instruction may call it)");
     } else {
       info.name = op->name()->str();
     }
@@ -212,11 +224,9 @@ Error PlanParser::parse_instruction(const fb::Instruction& instruction, const st
         return invalid(where + "op_index " + std::to_string(out->op_index) + " is out of range (" +
                        count(out_.operators.size(), "operator") + ")");
       }
-      for (size_t nameless : nameless_operators_) {
-        if (nameless == static_cast<size_t>(out->op_index)) {
-          return invalid(where + "calls operator " + std::to_string(nameless) +
-                         ", which has no name");
-        }
+      const size_t op = static_cast<size_t>(out->op_index);
+      if (op < nameless_operator_.size() && nameless_operator_[op]) {
+        return invalid(where + "calls operator " + std::to_string(op) + ", which has no name");
       }
       return parse_args(call->args(), where, out);
     }

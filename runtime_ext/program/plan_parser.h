@@ -22,6 +22,11 @@ struct ProgramContext {
   const devplan_flatbuffer::Program* program = nullptr;
   std::vector<Span<const uint8_t>> segments;
   std::vector<std::string> segment_errors;
+  // From segment_base_offset to the end of the file (empty when the base is past it), and each
+  // segment's offset in it: ExecuTorch reads a mutable subsegment by file offset alone.
+  Span<const uint8_t> segment_data;
+  uint64_t segment_base = 0;
+  std::vector<uint64_t> segment_offsets;
   // False without an extended header or with a segment_base_offset of 0: ExecuTorch then loads
   // only the constant segment (from the file's start), no delegate or mutable data.
   bool has_segment_data = false;

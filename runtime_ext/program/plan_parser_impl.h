@@ -43,13 +43,20 @@ class PlanParser {
     return v == nullptr ? 0 : v->size();
   }
 
-  // The device a raw (type, index) of the file names, read as ExecuTorch reads it; a CPU index
-  // other than 0 reads as cpu:0. What is odd about it becomes a note starting with `where`.
-  Device read_device(int raw_type, int raw_index, const std::string& where);
+  // The device a raw (type, index) of the file names (a buffer's, or a tensor's tag), read as
+  // ExecuTorch reads it; a CPU index other than 0 reads as cpu:0. What is odd about it becomes a
+  // note starting with `where`.
+  enum class DeviceOf { Buffer, Tensor };
+  Device read_device(int raw_type, int raw_index, const std::string& where, DeviceOf of);
 
   // ---- the method walk (plan_parser.cpp) ----------------------------------------------------
 
   Error invalid(const std::string& message) const;
+  // Adds a note (MethodPlan::notes); past kMaxNotes they are counted, and parse() ends the list
+  // with how many more there were (a hostile file could otherwise repeat one entry millions of
+  // times).
+  void note(std::string text);
+  static constexpr size_t kMaxNotes = 100;
 
   // "value index 9 is out of range (6 values)" or "".
   std::string check_value_index(int64_t index) const;
@@ -100,7 +107,8 @@ class PlanParser {
   MethodPlan out_;
   size_t num_size_entries_ = 0;
   size_t num_values_ = 0;
-  std::vector<size_t> nameless_operators_;  // operators without a name: no call may name them
+  std::vector<bool> nameless_operator_;  // per operator: it has no name, so no call may name it
+  size_t notes_left_out_ = 0;
 };
 
 }  // namespace devplan::internal

@@ -15,26 +15,29 @@ bool in_range(uint64_t start, uint64_t n, uint64_t size) {
 
 }  // namespace
 
-Device PlanParser::read_device(int raw_type, int raw_index, const std::string& where) {
-  // ExecuTorch stores both bytes unchecked (device.h casts them); what it then does with a
-  // device it cannot serve decides the load, not the parse.
+Device PlanParser::read_device(int raw_type, int raw_index, const std::string& where, DeviceOf of) {
+  // ExecuTorch stores both bytes unchecked (device.h casts them). A buffer's device decides
+  // where Module allocates it; a tensor's is a tag its kernels and delegates read.
   const DeviceType type = static_cast<DeviceType>(raw_type);
   const DeviceIndex index = static_cast<DeviceIndex>(raw_index);
+  const bool buffer = of == DeviceOf::Buffer;
   if (!is_known_device_type(raw_type)) {
-    out_.notes.push_back(
-        where + "unknown device type " + std::to_string(raw_type) +
-        " (no allocator serves it: loading fails with NotFound, as in ExecuTorch)");
+    note(where + "unknown device type " + std::to_string(raw_type) +
+         (buffer ? " (no allocator serves it: loading fails with NotFound, as in ExecuTorch)"
+                 : " (kept as the tensor's tag, as ExecuTorch keeps it)"));
     return Device(type, index);
   }
   if (type == DeviceType::CPU && raw_index != 0) {
-    out_.notes.push_back(where + "cpu index " + std::to_string(raw_index) +
-                         " read as cpu:0 (ExecuTorch keeps every CPU buffer in host memory)");
+    note(where + "cpu index " + std::to_string(raw_index) + " read as cpu:0" +
+         (buffer ? " (ExecuTorch keeps every CPU buffer in host memory)"
+                 : " (host memory; ExecuTorch keeps the index in the tag only)"));
     return Device::cpu();
   }
   if (raw_index < 0) {
-    out_.notes.push_back(where + "negative device index " + std::to_string(raw_index) +
-                         " (passed to the allocator as ExecuTorch passes it; its CUDA allocator "
-                         "reads -1 as the current device)");
+    note(where + "negative device index " + std::to_string(raw_index) +
+         (buffer ? " (passed to the allocator as ExecuTorch passes it; its CUDA allocator reads "
+                   "-1 as the current device)"
+                 : " (kept as the tensor's tag, as ExecuTorch keeps it)"));
   }
   return Device(type, index);
 }
@@ -73,18 +76,19 @@ Error PlanParser::parse_buffer_devices() {
                               : idx < 0 ? " is negative"
                                         : " is past the last buffer (non_const_buffer_sizes has " +
                                               count(num_size_entries_, "entry", "entries") + ")";
-      out_.notes.push_back(where + ignored + why + "; ignored, as ExecuTorch ignores it");
+      note(where + ignored + why + "; ignored, as ExecuTorch ignores it");
       continue;
     }
     const size_t buffer = static_cast<size_t>(idx) - 1;
     if (set_by[buffer] >= 0) {
-      out_.notes.push_back(where + ignored + " repeats entry " + std::to_string(set_by[buffer]) +
-                           "; ignored, as ExecuTorch uses the first");
+      note(where + ignored + " repeats entry " + std::to_string(set_by[buffer]) +
+           "; ignored, as ExecuTorch uses the first");
       continue;
     }
     set_by[buffer] = e;
-    out_.buffer_devices[buffer] = read_device(static_cast<int>(entry->device_type()),
-                                              static_cast<int>(entry->device_index()), where);
+    out_.buffer_devices[buffer] =
+        read_device(static_cast<int>(entry->device_type()), static_cast<int>(entry->device_index()),
+                    where, DeviceOf::Buffer);
   }
   return Error::success();
 }
@@ -108,8 +112,8 @@ Error PlanParser::parse_storage(const fb::Tensor& t, const fb::ExtraTensorInfo* 
   }
   if (out->storage == TensorStorage::Constant) {
     if (!out->device.is_cpu()) {
-      out_.notes.push_back(where + "constant tagged " + out->device.to_string() +
-                           "; its data are the program's host bytes");
+      note(where + "constant tagged " + out->device.to_string() +
+           "; its data are the program's host bytes");
     }
     DEVPLAN_RETURN_IF_ERROR(find_constant(data_buffer_idx, where, out));
   } else if (out->storage == TensorStorage::PlannedWithInitial) {
@@ -148,8 +152,8 @@ Error PlanParser::parse_allocation(const fb::AllocationDetails& a, const std::st
       out->legacy_host = true;
     } else {
       out->other_buffer_device = buffer_device;
-      out_.notes.push_back(where + "tagged " + out->device.to_string() + ", planned in " + buffer +
-                           " on " + buffer_device.to_string() + "; its bytes are the buffer's");
+      note(where + "tagged " + out->device.to_string() + ", planned in " + buffer + " on " +
+           buffer_device.to_string() + "; its bytes are the buffer's");
     }
   }
   return Error::success();
@@ -224,18 +228,27 @@ Error PlanParser::find_initial_value(uint32_t data_buffer_idx, uint64_t segments
                    ": the file has no segment data (no extended header, or "
                    "a segment_base_offset of 0)");
   }
-  if (!ctx_.segment_errors[segment_index].empty()) {
-    return invalid(where + entry_name + ": " + ctx_.segment_errors[segment_index]);
-  }
+  // ExecuTorch reads the value at segment_base_offset + the segment's offset + `start`, checking
+  // only that the bytes are in the file; bytes past the segment's own size are noted.
   const uint64_t start = entry->offsets()->Get(data_buffer_idx);
-  const Span<const uint8_t> segment = ctx_.segments[segment_index];
-  if (!in_range(start, out->nbytes, segment.size())) {
-    return invalid(where + "initial value (" + std::to_string(out->nbytes) + " bytes at offset " +
-                   std::to_string(start) + ") runs past the end of segment " +
-                   std::to_string(segment_index) + " (" + std::to_string(segment.size()) +
-                   " bytes)");
+  const uint64_t segment_offset = ctx_.segment_offsets[segment_index];
+  const Span<const uint8_t> file = ctx_.segment_data;
+  const std::string value = "initial value (" + std::to_string(out->nbytes) + " bytes at offset " +
+                            std::to_string(start) + " of segment " + std::to_string(segment_index) +
+                            ")";
+  if (start > UINT64_MAX - segment_offset ||
+      !in_range(segment_offset + start, out->nbytes, file.size())) {
+    return invalid(where + value + " runs past the end of the file (segment data from offset " +
+                   std::to_string(ctx_.segment_base) + ", " + count(file.size(), "byte") + ")");
   }
-  out->data = Span<const uint8_t>(segment.data() + start, out->nbytes);
+  const Span<const uint8_t> segment = ctx_.segments[segment_index];
+  if (!ctx_.segment_errors[segment_index].empty() ||
+      !in_range(start, out->nbytes, segment.size())) {
+    note(where + value +
+         " runs past the end of the segment; read from the file's following "
+         "bytes, as ExecuTorch reads them");
+  }
+  out->data = Span<const uint8_t>(file.data() + segment_offset + start, out->nbytes);
   return Error::success();
 }
 

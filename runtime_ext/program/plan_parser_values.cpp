@@ -196,7 +196,7 @@ Error PlanParser::parse_tensor(const fb::Tensor& t, const std::string& where, Te
   const fb::ExtraTensorInfo* extra = t.extra_tensor_info();
   if (extra != nullptr) {
     out->device = read_device(static_cast<int>(extra->device_type()),
-                              static_cast<int>(extra->device_index()), where);
+                              static_cast<int>(extra->device_index()), where, DeviceOf::Tensor);
     if (extra->fully_qualified_name() != nullptr) {
       out->fully_qualified_name = extra->fully_qualified_name()->str();
     }

@@ -127,10 +127,15 @@ Result<Program> Program::parse(Program program) {
   // but no other segment.
   const uint64_t segment_base =
       program.extended_header_ ? program.extended_header_->segment_base_offset : 0;
-  const uint64_t segment_region = segment_base <= file_size ? file_size - segment_base : 0;
+  const bool base_in_file = segment_base <= file_size;
+  const uint64_t segment_region = base_in_file ? file_size - segment_base : 0;
   internal::ProgramContext context;
   context.program = root;
   context.has_segment_data = segment_base != 0;
+  context.segment_base = segment_base;
+  if (base_in_file) {
+    context.segment_data = Span<const uint8_t>(data + segment_base, segment_region);
+  }
   if (root->segments() != nullptr) {
     for (flatbuffers::uoffset_t k = 0; k < root->segments()->size(); ++k) {
       const fb::DataSegment* segment = root->segments()->Get(k);
@@ -138,7 +143,13 @@ Result<Program> Program::parse(Program program) {
       if (segment == nullptr) return invalid(where + "missing");
       const uint64_t offset = segment->offset();
       const uint64_t size = segment->size();
-      if (offset > segment_region || size > segment_region - offset) {
+      context.segment_offsets.push_back(offset);
+      if (!base_in_file) {
+        context.segment_errors.push_back(
+            where + "segment_base_offset " + std::to_string(segment_base) +
+            " is past the end of the file (" + count(file_size, "byte") + ")");
+        context.segments.emplace_back();
+      } else if (offset > segment_region || size > segment_region - offset) {
         context.segment_errors.push_back(
             where + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
             " run past the end of the file (segment data from offset " +

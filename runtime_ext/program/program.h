@@ -85,7 +85,8 @@ class Program {
   // The extended header, when the file has one.
   const std::optional<ExtendedHeader>& extended_header() const { return extended_header_; }
 
-  // The bytes of each entry of the file's segment table (already range-checked).
+  // The bytes of each entry of the file's segment table; an entry that does not lie in the file
+  // is empty (it fails what uses it, as in ExecuTorch).
   const std::vector<Span<const uint8_t>>& segments() const { return segments_; }
 
   // The file, as loaded.

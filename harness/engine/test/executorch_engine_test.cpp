@@ -451,6 +451,33 @@ TEST_F(ExecutorchEngine, PlaceholdersAndMissingOperatorsAreNamed) {
   EXPECT_THAT(r.out, HasSubstr("\n  not run: forward: no backend AbsentBackend\n"));
 }
 
+// Constants split over two data files: ExecuTorch's Module merges them (devplan gives it the
+// program by path) and runs the program as eager PyTorch did; without one, devplan's reading
+// names the missing keys.
+TEST_F(ExecutorchEngine, TwoDataFilesAreMergedByExecutorchsModule) {
+  const std::string pte = testing::exported_program("wild_split_data.pte");
+  const std::string first = testing::exported_program("wild_split_data_first.ptd");
+  const std::string second = testing::exported_program("wild_split_data_second.ptd");
+  // The exporter's reference (torch, ones): [-0.38550612, 0.01601258] per row.
+  CommandResult r = testing::run(
+      &run_command, {pte, "--data", first, "--data", second, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "method forward: 1 outputs\n"
+            "output 0: float32[2, 2] on cpu:0 = [-0.38550612, 0.01601258, -0.38550612, "
+            "0.01601258]\n");
+  r = testing::run(&simulate_command,
+                   {pte, "--data", second, "--data", first, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = testing::run(&run_command, {pte, "--data", second, "--runtime", "executorch"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "devplan run: NotFound: ExecuTorch: load_method('forward') failed; devplan reads: "
+            "external tensor 'first.weight' is in none of the data files given (" +
+                second + "); external tensor 'first.bias' is in none of the data files given (" +
+                second + ")\n");
+}
+
 // budget and diff say which loads had placeholders: their figures are the load's only.
 TEST_F(ExecutorchEngine, BudgetAndDiffSayWhatStoodIn) {
   const std::string absent = testing::exported_program("wild_absent_backend.pte");

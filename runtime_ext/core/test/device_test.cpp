@@ -65,6 +65,26 @@ TEST(DeviceTest, RejectsEverythingElse) {
   }
 }
 
+TEST(DeviceTest, EveryDeviceReadsBackFromItsText) {
+  // Whatever to_string writes, parse_any_device reads back: every type byte and index byte.
+  for (int type = -128; type <= 127; ++type) {
+    for (int index = -128; index <= 127; ++index) {
+      const Device d(static_cast<DeviceType>(type), static_cast<DeviceIndex>(index));
+      Result<Device> back = parse_any_device(d.to_string());
+      ASSERT_TRUE(back.ok()) << d.to_string() << ": " << back.error();
+      ASSERT_EQ(*back, d) << d.to_string();
+    }
+  }
+  EXPECT_EQ(Device(static_cast<DeviceType>(5), 0).to_string(), "unknown(5):0");
+  for (const char* text :
+       {"unknown(1):0", "unknown(0):0", "unknown(05):0", "unknown(128):0", "cuda:128", "cuda:-0",
+        "cuda:+1", "cuda:-129", "unknown():0", "unknown(5)", "tpu:0", "cuda:01"}) {
+    EXPECT_FALSE(parse_any_device(text).ok()) << text;
+  }
+  EXPECT_EQ(parse_any_device("tpu:0").error().message(),
+            "invalid device 'tpu:0': unknown device type 'tpu' (expected cpu or cuda)");
+}
+
 TEST(DeviceTest, ParseErrorNamesTheText) {
   Result<Device> d = parse_device("cuda:x");
   ASSERT_FALSE(d.ok());

@@ -875,7 +875,9 @@ TEST_F(MethodTest, DoubleInputTakesItsRecordedValueWithinExecutorchsTolerance) {
     ASSERT_TRUE(m.ok()) << m.error();
     const Error e = (*m)->set_input(0, EValue::from_double(c.given));
     EXPECT_EQ(e.ok(), c.taken) << e;
-    if (!c.taken) EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    if (!c.taken) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    }
   }
   MethodBuilder b("forward");
   b.set_inputs({b.add_double(2.0), b.add_bool(true)});

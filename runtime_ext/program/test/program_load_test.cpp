@@ -252,7 +252,52 @@ std::vector<uint8_t> raw_program(bool segment_without_header, bool bad_constant_
 
 TEST(ProgramLoadTest, SegmentsWithoutAnExtendedHeaderHaveNoData) {
   // Unused: the program loads, as in ExecuTorch (which loads no segment without the header).
-  EXPECT_TRUE(load_error(raw_program(true, false)).ok());
+  const std::vector<uint8_t> unused = raw_program(true, false);
+  Result<Program> program = Program::load_from_bytes(unused);
+  ASSERT_TRUE(program.ok()) << program.error();
+  ASSERT_EQ(program->segments().size(), 1u);
+  // A delegate whose data is that segment: its method fails, naming why.
+  flatbuffers::FlatBufferBuilder fbb;
+  auto reference = fb::CreateBackendDelegateDataReference(fbb, fb::DataLocation::SEGMENT, 0);
+  std::vector<flatbuffers::Offset<fb::BackendDelegate>> delegates{
+      fb::CreateBackendDelegate(fbb, fbb.CreateString("SomeBackend"), reference)};
+  std::vector<flatbuffers::Offset<fb::Chain>> chains{fb::CreateChain(fbb)};
+  std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans{
+      fb::CreateExecutionPlan(fbb, fbb.CreateString("forward"), 0, 0, 0, 0,
+                              fbb.CreateVector(chains), 0, fbb.CreateVector(delegates))};
+  std::vector<flatbuffers::Offset<fb::DataSegment>> segments{
+      fb::CreateDataSegment(fbb, uint64_t{0}, uint64_t{4})};
+  fbb.Finish(fb::CreateProgram(fbb, 0, fbb.CreateVector(plans), 0, 0, fbb.CreateVector(segments)),
+             fb::ProgramIdentifier());
+  program = Program::load_from_bytes(
+      Span<const uint8_t>(fbb.GetBufferPointer(), static_cast<size_t>(fbb.GetSize())));
+  ASSERT_TRUE(program.ok()) << program.error();
+  const Error e = program->method_status("forward");
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_EQ(e.message(),
+            "method 'forward': delegate 0: segment 0: the file has no segment data (no extended "
+            "header, or a segment_base_offset of 0)");
+}
+
+TEST(ProgramLoadTest, ASegmentBasePastTheFileFailsWhatUsesItsSegments) {
+  // A 64-byte delegate segment; the header's base moved past the file, its data size dropped.
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_delegate("SomeBackend", std::vector<uint8_t>(64, 1));
+  m.add_chain();
+  std::vector<uint8_t> bytes = builder.build();
+  const uint64_t past = bytes.size() + 1;
+  for (size_t i = 0; i < 8; ++i) {
+    bytes[ExtendedHeader::kOffset + 16 + i] = static_cast<uint8_t>(past >> (8 * i));
+    bytes[ExtendedHeader::kOffset + 24 + i] = 0;
+  }
+  Result<Program> program = Program::load_from_bytes(bytes);
+  ASSERT_TRUE(program.ok()) << program.error();
+  ASSERT_EQ(program->segments().size(), 1u);
+  EXPECT_TRUE(program->segments()[0].empty());
+  EXPECT_EQ(program->method_status("forward").message(),
+            "method 'forward': delegate 0: segment 0: segment_base_offset " + std::to_string(past) +
+                " is past the end of the file (" + std::to_string(bytes.size()) + " bytes)");
 }
 
 TEST(ProgramLoadTest, ConstantSegmentNamingAMissingSegmentIsRejected) {

@@ -1,5 +1,6 @@
 // Every validation rule of Program::load, each with its own invalid program, exact error code
 // and full message.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <runtime_ext/program/program.h>
 #include <runtime_ext/schema/program_generated.h>
@@ -315,12 +316,12 @@ TEST(TensorValidationTest, OddTensorDevicesAreReadAsExecutorchReadsThem) {
   EXPECT_EQ(plan.values[2].tensor.device, Device::cpu());
   EXPECT_EQ(plan.values[3].tensor.device, Device::cuda(5));
   EXPECT_EQ(plan.notes,
-            (Notes{"value 0: unknown device type 9 (no allocator serves it: loading fails with "
-                   "NotFound, as in ExecuTorch)",
-                   "value 1: negative device index -2 (passed to the allocator as ExecuTorch "
-                   "passes it; its CUDA allocator reads -1 as the current device)",
-                   "value 2: cpu index 3 read as cpu:0 (ExecuTorch keeps every CPU buffer in host "
-                   "memory)"}));
+            (Notes{"value 0: unknown device type 9 (kept as the tensor's tag, as ExecuTorch "
+                   "keeps it)",
+                   "value 1: negative device index -2 (kept as the tensor's tag, as ExecuTorch "
+                   "keeps it)",
+                   "value 2: cpu index 3 read as cpu:0 (host memory; ExecuTorch keeps the index "
+                   "in the tag only)"}));
 }
 
 TEST(TensorValidationTest, AConstantTaggedForADeviceIsHostData) {
@@ -646,12 +647,29 @@ TEST(InitialValueValidationTest, DataBufferIdxOnePastTheLastOffset) {
 }
 
 TEST(InitialValueValidationTest, InitialValueShorterThanTheTensor) {
-  expect_invalid(
-      [](MethodBuilder& m) {
-        m.add_buffer(32);
-        m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2}));
-      },
-      "value 0: initial value (16 bytes at offset 0) runs past the end of segment 0 (8 bytes)");
+  // ExecuTorch reads an initial value at its file offset, checking only the file's end. The
+  // 8-byte mutable segment is the file's last: 16 bytes run past the file.
+  const Error e = forward_status([](MethodBuilder& m) {
+    m.add_buffer(32);
+    m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2}));
+  });
+  EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+  EXPECT_THAT(e.message(), ::testing::MatchesRegex(
+                               "method 'forward': value 0: initial value \\(16 bytes at offset 0 "
+                               "of segment 0\\) runs past the end of the file \\(segment data "
+                               "from offset [0-9]+, 8 bytes\\)"));
+  // With a delegate's segment after it, the bytes are there: read from them, with a note.
+  const MethodPlan plan = forward_plan([](MethodBuilder& m) {
+    m.add_buffer(32);
+    m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2}));
+    m.add_delegate("SomeBackend", std::vector<uint8_t>(64, 0));
+  });
+  ASSERT_EQ(plan.values.size(), 1u);
+  EXPECT_EQ(testing_util::as_floats(plan.values[0].tensor.data).size(), 4u);
+  EXPECT_EQ(testing_util::as_floats(plan.values[0].tensor.data)[1], 2.0f);
+  EXPECT_EQ(plan.notes, Notes{"value 0: initial value (16 bytes at offset 0 of segment 0) runs "
+                              "past the end of the segment; read from the file's following "
+                              "bytes, as ExecuTorch reads them"});
 }
 
 TEST(InitialValueValidationTest, NoMutableDataSegmentsAtAll) {
