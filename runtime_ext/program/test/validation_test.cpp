@@ -144,6 +144,19 @@ TEST(BufferDeviceReadingTest, ANegativeDeviceIndexIsKeptForTheAllocator) {
   }
 }
 
+TEST(BufferDeviceReadingTest, NotesStopAtAHundredAndCountTheRest) {
+  // A file may repeat one ignored entry any number of times; the notes stay bounded.
+  std::vector<RawBufferDevice> entries(150, RawBufferDevice{0, 1, 0});
+  entries.push_back({2, 1, 0});
+  const auto [devices, notes] = read_device_list(entries);
+  EXPECT_EQ(devices, (Devices{Device::cpu(), Device::cuda(0)}));
+  ASSERT_EQ(notes.size(), 101u);
+  EXPECT_EQ(notes[99],
+            "non_const_buffer_device entry 99: buffer_idx 0 is the reserved slot; "
+            "ignored, as ExecuTorch ignores it");
+  EXPECT_EQ(notes[100], "... and 50 more notes of these kinds");
+}
+
 TEST(BufferDeviceReadingTest, ACpuEntryOfAnyIndexIsHostMemory) {
   ProgramBuilder builder;
   MethodBuilder& m = builder.add_method("forward");
