@@ -57,7 +57,9 @@ void two_buffers(MethodBuilder& m) {
 // (MethodMeta::memory_planned_buffer_device); devplan reads it the same way and notes every
 // entry that has no effect or that ExecuTorch reads oddly.
 
-// The plan of method "forward" built by `fill`; it must load.
+// The plan of method "forward" built by `fill`; it must load. Its spans (constant data, initial
+// values, delegate data) pointed into the program's bytes, which are gone on return: read only
+// sizes, devices and notes from it.
 MethodPlan forward_plan(const std::function<void(MethodBuilder&)>& fill) {
   ProgramBuilder builder;
   fill(builder.add_method("forward"));
@@ -671,15 +673,23 @@ TEST(InitialValueValidationTest, InitialValueShorterThanTheTensor) {
                                "method 'forward': value 0: initial value \\(16 bytes at offset 0 "
                                "of segment 0\\) runs past the end of the file \\(segment data "
                                "from offset [0-9]+, 8 bytes\\)"));
-  // With a delegate's segment after it, the bytes are there: read from them, with a note.
-  const MethodPlan plan = forward_plan([](MethodBuilder& m) {
-    m.add_buffer(32);
-    m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2}));
-    m.add_delegate("SomeBackend", std::vector<uint8_t>(64, 0));
-  });
+  // With a delegate's segment after it, the bytes are there: read from them, with a note. (The
+  // plan's data points into the program's bytes: the program stays loaded while it is read.)
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  m.add_buffer(32);
+  m.add_planned_tensor_with_initial_value(kF4, 0, 0, float_bytes({1, 2}));
+  m.add_delegate("SomeBackend", std::vector<uint8_t>(64, 0));
+  Result<Program> program = Program::load_from_bytes(builder.build());
+  ASSERT_TRUE(program.ok()) << program.error();
+  Result<const MethodPlan*> loaded = program->method_plan("forward");
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const MethodPlan& plan = **loaded;
   ASSERT_EQ(plan.values.size(), 1u);
-  EXPECT_EQ(testing_util::as_floats(plan.values[0].tensor.data).size(), 4u);
-  EXPECT_EQ(testing_util::as_floats(plan.values[0].tensor.data)[1], 2.0f);
+  const std::vector<float> initial = testing_util::as_floats(plan.values[0].tensor.data);
+  ASSERT_EQ(initial.size(), 4u);
+  EXPECT_EQ(initial[0], 1.0f);
+  EXPECT_EQ(initial[1], 2.0f);
   EXPECT_EQ(plan.notes, Notes{"value 0: initial value (16 bytes at offset 0 of segment 0) runs "
                               "past the end of the segment; read from the file's following "
                               "bytes, as ExecuTorch reads them"});
