@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Mutation score of the `unit` and `property` tests, measured with a mutation tool
-# (universalmutator: regular-expression rules for C and C++). Not part of CI.
+# Mutation score of the `unit`, `property` and `executorch` tests, measured with a mutation
+# tool (universalmutator: regular-expression rules for C and C++). Not part of CI.
 #
 #   scripts/mutation-score.sh [--sample N] [--seed S] [--shard I/N] [PATH...]
+#   scripts/mutation-score.sh --per-folder N [--seed S] [PATH...]   # a score per folder
 #
 # Generates every mutant of PATH (default: the .cpp files of runtime_ext/ and mocks/ that the
 # build compiles), shuffles them with the seed, keeps the first N that compile (-fsyntax-only
 # with the file's own compile command), builds each one incrementally in a scratch tree and
-# runs the `unit` and `property` tests with a timeout. Prints killed, survived, timed out and
-# the score; writes every survivor's diff to $MUTATION_DIR/report.md. Mutants listed in
+# runs the tests with a timeout. --per-folder N takes N mutants from each folder of the report
+# (harness/cli ... runtime_ext/executor; at least one per file) and adds a table by folder.
+# Prints killed, survived, timed out and the score; writes every survivor's diff to $MUTATION_DIR/report.md. Mutants listed in
 # scripts/mutation-equivalent.txt, and those that compile to the original's object code, are
 # equivalent and do not count. --help lists the other options. Exit status: 0 after a
 # complete run, 2 when it could not run (the scratch tree does not build, bad arguments).

@@ -204,14 +204,28 @@ Result<std::vector<double>> parse_number_list(const std::string& text) {
     const size_t comma = text.find(',', start);
     const std::string item =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    errno = 0;
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || errno == ERANGE ||
-        std::isspace(static_cast<unsigned char>(item[0]))) {
-      return Error(ErrorCode::InvalidArgument, "'" + item + "' in '" + text + "' is not a number");
+    const std::string not_a_number = "'" + item + "' in '" + text + "' is not a number";
+    if (item == "true" || item == "false") {  // how bool elements are printed
+      values.push_back(item == "true" ? 1 : 0);
+    } else {
+      errno = 0;
+      char* end = nullptr;
+      const double v = std::strtod(item.c_str(), &end);
+      if (item.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(item[0]))) {
+        return Error(ErrorCode::InvalidArgument, not_a_number);
+      }
+      // strtod also says ERANGE for a subnormal result, which is exact enough to keep (it is
+      // how the smallest doubles are printed); only overflow and underflow to 0 are refused.
+      if (errno == ERANGE && std::isinf(v)) {
+        return Error(ErrorCode::InvalidArgument,
+                     not_a_number + " (too large for a double; infinity is written inf)");
+      }
+      if (errno == ERANGE && v == 0) {
+        return Error(ErrorCode::InvalidArgument,
+                     not_a_number + " (too small for a double; 0 is written 0)");
+      }
+      values.push_back(v);
     }
-    values.push_back(v);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

@@ -12,7 +12,8 @@
 
 namespace devplan::harness {
 
-// Parses comma-separated numbers. InvalidArgument naming the bad item.
+// Parses comma-separated numbers ("true" and "false" read as 1 and 0, as bool elements are
+// printed). InvalidArgument naming the bad item, and why for a number no double holds.
 Result<std::vector<double>> parse_number_list(const std::string& text);
 
 // The values of each of a method's `num_inputs` inputs from `devplan run --input` texts, in

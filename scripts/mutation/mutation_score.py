@@ -1,4 +1,4 @@
-"""Measured mutation score of the `unit` and `property` tests (scripts/mutation-score.sh).
+"""Measured mutation score of the default gate's tests (scripts/mutation-score.sh).
 
 Generates every mutant of the chosen C++ files with universalmutator, shuffles them with the
 seed, keeps the first N that compile (this shard's share), builds each incrementally in a
@@ -16,6 +16,7 @@ import time
 
 import compile_check
 import equivalents
+import folders
 import mutants as mutant_source
 import report
 import scratch_tree
@@ -34,6 +35,10 @@ def parse_args(argv):
                         help="mutants to test, across all shards (default 300)")
     parser.add_argument("--seed", type=int, default=1, metavar="S",
                         help="seed of the shuffle that picks the sample (default 1)")
+    parser.add_argument("--per-folder", type=int, metavar="N",
+                        help="instead of --sample: N mutants from each reporting folder "
+                        "(at least one per file, taken round-robin over its files), and the "
+                        "score of each folder; default PATH: the folders of the report")
     parser.add_argument("--shard", default="1/1", metavar="I/N",
                         help="test only shard I of N (each takes its share of the sample "
                         "from its own slice of the shuffled mutants; default 1/1)")
@@ -62,6 +67,8 @@ def parse_args(argv):
     args.shard_index, args.shard_count = index, count
     if args.sample < 1:
         parser.error(f"--sample: expected a positive count, got {args.sample}")
+    if args.per_folder is not None and args.per_folder < 1:
+        parser.error(f"--per-folder: expected a positive count, got {args.per_folder}")
     if args.jobs < 1:
         parser.error(f"--jobs: expected a positive count, got {args.jobs}")
     return args
@@ -105,8 +112,10 @@ def expand_paths(repo, paths):
     return sorted(set(files))
 
 
-def chosen_files(database, named):
+def chosen_files(database, named, per_folder):
     """The files to mutate that the scratch build compiles (a header: a source in its folder)."""
+    if named is None and per_folder:
+        return folders.default_files(database.sources())
     if named is None:
         return [p for p in database.sources() if p.startswith(DEFAULT_ROOTS) and
                 p.endswith(".cpp") and "/test/" not in p]
@@ -141,6 +150,44 @@ def pick_sample(args, database, all_mutants, originals):
         say(f"only {len(chosen)} of the {len(candidates)} mutants of this shard compile;"
             f" testing those")
     return chosen, checked, checked - len(chosen)
+
+
+def pick_per_folder(args, database, all_mutants, originals):
+    """The sample of --per-folder: in each folder, rounds that take each file's next compiling
+    mutant until the folder has N (or one per file, if it has more files than N). Every shard
+    makes the same pick (the compile checks are cheap) and tests every shard_count-th of it."""
+    chosen, checked = [], 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for folder, file_queues in folders.queues(all_mutants, args.seed).items():
+            quota = max(args.per_folder, len(file_queues))
+            positions = [0] * len(file_queues)
+            taken = []
+
+            def next_compiling(i):
+                """File i's next compiling mutant (None when it has no more) and how many
+                were checked to find it."""
+                queue, tried = file_queues[i], 0
+                while positions[i] < len(queue):
+                    mutant = queue[positions[i]]
+                    positions[i] += 1
+                    tried += 1
+                    if compile_check.compiles(database, mutant, originals[mutant.path]):
+                        return mutant, tried
+                return None, tried
+
+            while len(taken) < quota:
+                live = [i for i in range(len(file_queues)) if positions[i] < len(file_queues[i])]
+                if not live:
+                    break
+                for mutant, tried in pool.map(next_compiling, live):
+                    checked += tried
+                    if mutant and len(taken) < quota:
+                        taken.append(mutant)
+            if len(taken) < quota:
+                say(f"{folder}: only {len(taken)} compiling mutants (wanted {quota})")
+            chosen += taken
+    mine = chosen[args.shard_index - 1::args.shard_count]
+    return mine, checked, checked - len(chosen)
 
 
 def survivors_of(results_path, all_mutants):
@@ -257,7 +304,7 @@ def main(argv):
         say(f"the unmutated tree does not build (see {args.work}/build-baseline.log)")
         return 2
     database = compile_check.CompileDatabase(tree.build_dir, tree.src)
-    files = chosen_files(database, named)
+    files = chosen_files(database, named, args.per_folder)
     if not files:
         say("nothing to mutate")
         return 2
@@ -274,6 +321,10 @@ def main(argv):
         chosen, earlier, checked, not_compiling = survivors_of(args.rerun_survivors, all_mutants)
         say(f"testing again the {len(chosen)} survivors of {args.rerun_survivors}"
             f" ({len(earlier)} other outcomes kept)")
+    elif args.per_folder:
+        chosen, checked, not_compiling = pick_per_folder(args, database, all_mutants, originals)
+        say(f"per-folder sample of shard {args.shard}: {len(chosen)} compiling mutants"
+            f" ({checked} checked, seed {args.seed})")
     else:
         chosen, checked, not_compiling = pick_sample(args, database, all_mutants, originals)
         say(f"sample of shard {args.shard}: {len(chosen)} compiling mutants"
@@ -291,9 +342,13 @@ def main(argv):
     command = "scripts/mutation-score.sh " + " ".join(shlex.quote(a) for a in argv)
     report_path = os.path.join(args.work, "report.md")
     counts = report.write(report_path, os.path.join(args.work, "results.json"), command.strip(),
-                          results, originals, checked, not_compiling)
+                          results, originals, checked, not_compiling,
+                          folders.file_count(files))
     print()
     for line in report.summary_lines(counts, checked, not_compiling):
+        print(line)
+    print()
+    for line in report.folder_table(results, folders.file_count(files)):
         print(line)
     print(f"report:         {report_path} (survivors with their diffs)")
     print(f"time:           {time.monotonic() - begin:.0f} s")

@@ -4,6 +4,8 @@ killed with a test or listed as equivalent."""
 import collections
 import json
 
+import folders
+
 KILLED, TIMED_OUT, SURVIVED = "killed", "timed out", "survived"
 EQUIVALENT_LISTED, EQUIVALENT_OBJECT, NOT_BUILT = ("equivalent (listed)",
                                                    "equivalent (same object code)",
@@ -34,12 +36,35 @@ def summary_lines(counts, checked, not_compiling):
     ]
 
 
-def write(report_path, json_path, command, results, originals, checked, not_compiling):
+def folder_table(results, files_per_folder):
+    """The score of each reporting folder, as a Markdown table: files mutated, files the
+    sample reached, and the outcomes."""
+    by_folder = collections.defaultdict(list)
+    for r in results:
+        by_folder[folders.folder_of(r["mutant"].path)].append(r)
+    lines = ["| folder | files (in sample) | killed | timed out | survived | equivalent | score |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for folder in sorted(by_folder):
+        rows = by_folder[folder]
+        counts = collections.Counter(r["outcome"] for r in rows)
+        reached = len({r["mutant"].path for r in rows})
+        detected, scored, percent = score(counts)
+        lines.append(
+            f"| {folder} | {files_per_folder.get(folder, reached)} ({reached}) |"
+            f" {counts[KILLED]} | {counts[TIMED_OUT]} | {counts[SURVIVED]} |"
+            f" {counts[EQUIVALENT_LISTED] + counts[EQUIVALENT_OBJECT]} |"
+            f" {percent:.1f}% ({detected}/{scored}) |")
+    return lines
+
+
+def write(report_path, json_path, command, results, originals, checked, not_compiling,
+          files_per_folder):
     counts = collections.Counter(r["outcome"] for r in results)
     with open(report_path, "w", encoding="utf-8") as f:
         f.write("# Mutation score\n\n")
         f.write(f"Command: `{command}`\n\n```\n" + "\n".join(
-            summary_lines(counts, checked, not_compiling)) + "\n```\n")
+            summary_lines(counts, checked, not_compiling)) + "\n```\n\n")
+        f.write("\n".join(folder_table(results, files_per_folder)) + "\n")
         for outcome in (SURVIVED, TIMED_OUT, NOT_BUILT):
             chosen = [r for r in results if r["outcome"] == outcome]
             if not chosen:

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -388,6 +389,28 @@ TEST(JsonWriteTest, Doubles) {
     const std::string text = write_json(Json(d));
     EXPECT_EQ(parse_ok(text).get<double>(), d) << text;
   }
+}
+
+// Every finite double the reports write reads back to the same bits: every exponent (subnormals
+// included) with the smallest, largest and a mixed mantissa, both signs.
+TEST(JsonWriteTest, EveryExponentReadsBackToTheSameBits) {
+  size_t failures = 0;
+  for (uint64_t sign = 0; sign < 2; ++sign) {
+    for (uint64_t exponent = 0; exponent < 0x7ff; ++exponent) {
+      for (uint64_t mantissa : {uint64_t{0}, uint64_t{1}, (uint64_t{1} << 52) - 1,
+                                uint64_t{0x5a5a5a5a5a5a5} ^ (exponent * 0x9e3779b97f4a7)}) {
+        const uint64_t bits = sign << 63 | exponent << 52 | (mantissa & ((uint64_t{1} << 52) - 1));
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        const std::string text = write_json(Json(d));
+        const double back = parse_ok(text).get<double>();
+        uint64_t back_bits;
+        std::memcpy(&back_bits, &back, sizeof back);
+        if (back_bits != bits && ++failures <= 5) ADD_FAILURE() << std::hex << bits << ": " << text;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0u);
 }
 
 TEST(JsonWriteTest, StringsAreAlwaysValidJsonAndUtf8) {
