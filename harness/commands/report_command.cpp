@@ -10,6 +10,7 @@
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
 #include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/fuzz_command_line.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
 #include <harness/report/json_reports.h>
@@ -317,7 +318,7 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
       "simulates and runs each program (in a child process, so an abort is a finding) and the "
       "fuzz campaign is differential.");
   c.fuzz.max_cases = 2000;
-  c.fuzz.scenario.max_buffer_bytes = uint64_t{64} * 1024;
+  c.fuzz.scenario = command_line_scenario();  // what `devplan fuzz` replays
   app->add_option("FILE", c.files, "the programs (.pte)")->required();
   app->add_option("--out", c.out_dir, "where the pictures go (created; default build/report)")
       ->type_name("DIR");

@@ -8,6 +8,7 @@
 #include <harness/engine/engine.h>
 #include <harness/fuzz/crash_replay.h>
 #include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/fuzz_command_line.h>
 #include <harness/fuzz/fuzz_sharding.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
@@ -22,102 +23,6 @@
 
 namespace devplan::harness {
 namespace {
-
-// What `devplan fuzz` was asked to do.
-struct FuzzCommandLine {
-  CampaignOptions options;
-  std::optional<uint64_t> cases;
-  std::optional<double> seconds;
-  std::string shard;    // "I/N" as given
-  std::string devices;  // "cpu:0,cuda:0" as given
-  std::string inject_bug;
-  bool differential = false;
-  RuntimeKind runtime = RuntimeKind::Devplan;
-  std::string out_dir = ".";
-  std::string junit;
-  bool json = false;
-};
-
-Result<std::vector<Device>> parse_device_list(const std::string& text) {
-  std::vector<Device> devices;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    DEVPLAN_ASSIGN_OR_RETURN(Device d, parse_device(text.substr(start, comma - start)));
-    devices.push_back(d);
-    if (comma == std::string::npos) return devices;
-    start = comma + 1;
-  }
-}
-
-std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
-  auto app = cli::make_command_app(
-      "fuzz",
-      "Randomized campaign: generated programs, device mappings, faults, lifecycles. Without "
-      "--cases or --seconds, runs 1000 cases. --runtime executorch holds ExecuTorch's runtime to "
-      "every case too (it implies --differential: the invariants run on runtime_ext, ExecuTorch "
-      "must match it). Shards also come from TEST_TOTAL_SHARDS/TEST_SHARD_INDEX or "
-      "GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX.");
-  CampaignOptions& o = c.options;
-  app->add_option("--seed", o.seed, "the campaign's seed (default 1)")
-      ->type_name("S")
-      ->transform(cli::decimal_validator());
-  app->add_option("--cases", c.cases, "run this many cases")
-      ->type_name("N")
-      ->transform(cli::decimal_validator(1));
-  app->add_option("--seconds", c.seconds, "run for this long")
-      ->type_name("T")
-      ->check(cli::positive_finite_validator());
-  app->add_option("--shard", c.shard, "run the cases k with k % N == I (overrides the environment)")
-      ->type_name("I/N")
-      ->check(cli::checked_by(&parse_shard));
-  app->add_option("--devices", c.devices, "the devices programs are planned for")
-      ->type_name("cpu:0,cuda:0,...")
-      ->check(cli::checked_by(&parse_device_list));
-  app->add_option("--case", o.only_case, "run only case K (replay)")
-      ->type_name("K")
-      ->transform(cli::decimal_validator());
-  app->add_option("--inject-bug", c.inject_bug,
-                  "make unload misbehave on purpose: skip-free, double-free or wrong-index-free")
-      ->type_name("BUG")
-      ->check(cli::checked_by(&parse_injected_bug));
-  app->add_flag("--differential", c.differential,
-                "also load and run every case in ExecuTorch and compare");
-  add_runtime_option(*app, c.runtime);
-  app->add_option("--out", c.out_dir, "where a failing case's program is written (default .)")
-      ->type_name("DIR");
-  app->add_option("--junit", c.junit, "write JUnit XML")->type_name("FILE");
-  add_json_flag(*app, c.json);
-  return app;
-}
-
-// Fills what the parsed strings stand for. Usage errors (a bad sharding environment) name what
-// is wrong.
-Result<CampaignOptions> campaign_options(const FuzzCommandLine& c) {
-  CampaignOptions o = c.options;
-  // Buffers up to 64 KiB: large enough for every size class (zero, tiny, unaligned, many
-  // pages), small enough that filling simulated device memory does not dominate a case.
-  o.scenario.max_buffer_bytes = uint64_t{64} * 1024;
-  if (c.cases) o.max_cases = *c.cases;
-  if (c.seconds) o.max_seconds = *c.seconds;
-  if (!c.cases && !c.seconds) o.max_cases = 1000;
-  DEVPLAN_ASSIGN_OR_RETURN(Shard shard,
-                           c.shard.empty() ? shard_from_environment() : parse_shard(c.shard));
-  o.shard_index = shard.index;
-  o.shard_count = shard.count;
-  if (!c.devices.empty()) o.scenario.devices = *parse_device_list(c.devices);
-  if (!c.inject_bug.empty()) o.checks.unload_bug = *parse_injected_bug(c.inject_bug);
-  o.checks.differential = c.differential || c.runtime == RuntimeKind::Executorch;
-  return o;
-}
-
-// The options beyond seed and case that a replay needs.
-std::string replay_options(const FuzzCommandLine& c) {
-  std::string extra;
-  if (!c.devices.empty()) extra += " --devices " + c.devices;
-  if (!c.inject_bug.empty()) extra += " --inject-bug " + c.inject_bug;
-  return extra;
-}
 
 void write_progress(std::ostream& err, bool tty, const CampaignProgress& p, bool final_line) {
   char line[160];
