@@ -3,6 +3,7 @@
 // delegates on random devices), and of the offset planners over arbitrary items.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -358,6 +359,58 @@ DEVPLAN_PROP(OffsetPlanner, ArbitraryItemsGetValidCompactPlans, ()) {
   for (const auto& [algorithm, size] : sizes) {
     if (algorithm != PlannerAlgorithm::Exact) RC_ASSERT(sizes[PlannerAlgorithm::Best] <= size);
   }
+}
+
+// The overlap search reports exactly the pairs that share a step and a byte, against every
+// pair checked by hand. The items mix shapes the sweep must not lose: a few long-lived large
+// items beside many short small ones, byte ranges that touch (one starts where another ends)
+// and lifetimes that touch (one starts at the step another ends: they share that step).
+DEVPLAN_PROP(Verifier, OverlapsAreExactlyThePairsSharingAStepAndAByte, ()) {
+  const size_t n = *rc::gen::inRange<size_t>(1, 40);
+  std::vector<PlanItem> items(n);
+  std::vector<uint64_t> offsets(n);
+  const uint64_t unit = *rc::gen::element<uint64_t>(1, 16);
+  for (size_t i = 0; i < n; ++i) {
+    const bool long_lived = *rc::gen::inRange(0, 8) == 0;
+    PlanItem& it = items[i];
+    it.first = *rc::gen::inRange<int32_t>(0, 30);
+    it.last = it.first +
+              (long_lived ? *rc::gen::inRange<int32_t>(10, 40) : *rc::gen::inRange<int32_t>(0, 3));
+    it.size = unit *
+              (long_lived ? *rc::gen::inRange<uint64_t>(8, 64) : *rc::gen::inRange<uint64_t>(0, 6));
+    if (i > 0 && *rc::gen::inRange(0, 3) == 0) {
+      // Touch an earlier item: start where its bytes end, or at its last step.
+      const size_t j = *rc::gen::inRange<size_t>(0, i);
+      offsets[i] = offsets[j] + items[j].size;
+      if (*rc::gen::arbitrary<bool>()) it.first = items[j].last;
+      it.last = std::max(it.last, it.first);
+    } else {
+      offsets[i] = unit * *rc::gen::inRange<uint64_t>(0, 64);
+    }
+  }
+  std::set<std::pair<int32_t, int32_t>> expected;
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = a + 1; b < n; ++b) {
+      const PlanItem& x = items[a];
+      const PlanItem& y = items[b];
+      const bool bytes = x.size > 0 && y.size > 0 && offsets[a] < offsets[b] + y.size &&
+                         offsets[b] < offsets[a] + x.size;
+      const bool steps = x.first <= y.last && y.first <= x.last;
+      if (bytes && steps) expected.emplace(int32_t(a), int32_t(b));
+    }
+  }
+  uint64_t buffer = 0;
+  for (size_t i = 0; i < n; ++i) buffer = std::max(buffer, offsets[i] + items[i].size);
+  std::set<std::pair<int32_t, int32_t>> found;
+  for (const PlanViolation& v : verify_offsets(items, offsets, buffer, unit)) {
+    RC_ASSERT(v.kind == PlanViolationKind::Overlap);
+    const std::pair<int32_t, int32_t> pair{std::min(v.tensor, v.other),
+                                           std::max(v.tensor, v.other)};
+    RC_ASSERT(found.insert(pair).second);  // each pair once
+    // The later-starting item is `other`.
+    RC_ASSERT(items[size_t(v.tensor)].first <= items[size_t(v.other)].first);
+  }
+  RC_ASSERT(found == expected);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -60,6 +62,28 @@ TEST(ChildProcess, AnAbortIsReportedWithItsSignalAndLastLine) {
   EXPECT_EQ(c.signal, SIGABRT);
   EXPECT_EQ(c.out, "");
   EXPECT_EQ(c.describe(), "signal 6 (Aborted): executorch F: check failed");
+}
+
+// The last line a child wrote is its last line with text: output that ends in blank lines
+// (loggers that end with "\n\n") still names it; output of blank lines only adds nothing.
+TEST(ChildProcess, DescribeSkipsTrailingBlankLines) {
+  ChildOutcome c;
+  c.started = true;
+  c.exit_code = 3;
+  for (const auto& [err, described] : std::vector<std::pair<std::string, std::string>>{
+           {"", "exit code 3"},
+           {"\n", "exit code 3"},
+           {"\n\n\n", "exit code 3"},
+           {"cause", "exit code 3: cause"},
+           {"cause\n", "exit code 3: cause"},
+           {"first\ncause\n\n\n", "exit code 3: cause"},
+           {"first\n\ncause", "exit code 3: cause"},
+           {"\ncause\n\n", "exit code 3: cause"}}) {
+    c.err = err;
+    EXPECT_EQ(c.describe(), described) << "err: '" << err << "'";
+  }
+  c.started = false;
+  EXPECT_EQ(c.describe(), "the child process could not be started");
 }
 
 TEST(ChildProcess, LargeOutputsOnBothStreamsDoNotDeadlock) {
