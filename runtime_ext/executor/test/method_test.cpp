@@ -300,6 +300,40 @@ TEST_F(MethodTest, RuntimeBoundDeviceTensorsTakeTheCallersMemory) {
   EXPECT_EQ((*m)->value(1).tensor.data, device_words[1]);
 }
 
+// A caller may take its output memory back: rebinding an output to null leaves it without
+// memory again, and a method that then runs names it instead of writing through null.
+TEST_F(MethodTest, AnOutputReboundToNullNeedsMemoryAgain) {
+  MethodBuilder b("forward");
+  int32_t x = b.add_runtime_tensor(kFloat4Cuda0);
+  int32_t y = b.add_runtime_tensor(kFloat4Cuda0);
+  const int32_t op = b.add_operator("aten::add", "out");
+  const int32_t alpha = b.add_int(1);
+  b.add_chain();
+  b.add_kernel_call(op, {x, x, alpha, y, y});
+  b.set_inputs({x});
+  b.set_outputs({y});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  uint64_t device_words[2][2] = {};
+  EValue bound = EValue::from_tensor((*m)->value(x).tensor);
+  bound.tensor.data = device_words[0];
+  ASSERT_TRUE((*m)->set_input(0, bound).ok());
+  ASSERT_TRUE((*m)->set_output_data(0, device_words[1], 16).ok());
+  EXPECT_FALSE((*m)->needs_caller_memory(static_cast<size_t>(y)));
+  ASSERT_TRUE((*m)->set_output_data(0, nullptr, 16).ok());
+  EXPECT_TRUE((*m)->needs_caller_memory(static_cast<size_t>(y)));
+  EXPECT_EQ((*m)->value(y).tensor.data, nullptr);
+  const Error e = (*m)->execute();
+  EXPECT_EQ(e.code(), ErrorCode::InvalidState);
+  EXPECT_EQ(e.message(),
+            "method 'forward': chain 0 instruction 0: value 1: runtime-bound tensor on cuda:0 has "
+            "no memory (the caller supplies it: set_input or set_output_data)");
+  // Bound again, it runs.
+  ASSERT_TRUE((*m)->set_output_data(0, device_words[1], 16).ok());
+  EXPECT_FALSE((*m)->needs_caller_memory(static_cast<size_t>(y)));
+}
+
 TEST_F(MethodTest, UsingAnUnboundRuntimeBoundDeviceTensorIsAnError) {
   MethodBuilder b("forward");
   int32_t x = b.add_runtime_tensor(kFloat4Cuda0);
