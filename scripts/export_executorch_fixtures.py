@@ -338,6 +338,17 @@ def program_specs() -> List[Spec]:
         def forward(self, x, alpha: float):
             return x * alpha
 
+    class UnnamedOutputs(nn.Module):
+        # Outputs no instruction writes: input 1 returned as it came, and a
+        # constant buffer; only the middle output is computed. Input 1's
+        # value index is not 1.
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("steps", torch.arange(4, dtype=torch.float32))
+
+        def forward(self, x, y):
+            return y, x + 1.0, self.steps
+
     def missing_ops():
         # Two operators no kernel library here has, each called twice.
         lib = torch.library.Library("devplan_absent", "DEF")
@@ -490,6 +501,12 @@ def program_specs() -> List[Spec]:
              "x * alpha, x [2,2] ones, alpha a float fixed at 2.0 by export",
              lambda: {"forward": (FixedDouble(), (ones(2, 2), 2.0))}, {},
              cpu_only_methods=["forward"]),
+        Spec("wild_unnamed_outputs",
+             "(y, x + 1, steps), x and y [2,2] ones, steps a constant buffer "
+             "arange(4): outputs 0 and 2 are an input and a constant that no "
+             "instruction writes",
+             lambda: {"forward": (UnnamedOutputs(), (ones(2, 2), ones(2, 2)))},
+             {}, cpu_only_methods=["forward"]),
         Spec("wild_absent_backend",
              "a + b delegated to AbsentBackend (no runtime has it), inputs "
              "[2,2]",

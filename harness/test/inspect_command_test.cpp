@@ -154,6 +154,37 @@ TEST(InspectCommandTest, ExternalTensorsAreShownNotMislabelled) {
 
 // The exporter's nn.Linear with external constants: the .ptd listed on its own, and its tensors
 // found through --data by inspect and check; bad data files named.
+// An exported program whose outputs no instruction writes (input 1 returned as given, and a
+// constant buffer) and whose inputs are values 2 and 3: inspect names the values, check keeps
+// the returned input alive to the end (all three planned tensors share step 0, so the bound is
+// the whole buffer).
+TEST(InspectCommandTest, OutputsThatNoInstructionWritesAreShownByValue) {
+  const std::string pte = testing::exported_program("wild_unnamed_outputs.pte");
+  testing::CommandResult r = testing::run(&inspect_command, {pte});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "file: " + pte +
+                       "\nmethod forward: 6 values, 1 instructions, 1 planned buffers\n"
+                       "  buffer 0: 48 B on cpu:0, 3 planned tensors, max end 48 B\n"
+                       "  peak device bytes: none\n"
+                       "  operators: aten::add.out\n"
+                       "  delegates: none\n"
+                       "  inputs:\n"
+                       "    value 2: float32[2, 2] on cpu:0 (16 B), planned\n"
+                       "    value 3: float32[2, 2] on cpu:0 (16 B), planned\n"
+                       "  outputs:\n"
+                       "    value 3: float32[2, 2] on cpu:0 (16 B), planned\n"
+                       "    value 4: float32[2, 2] on cpu:0 (16 B), planned\n"
+                       "    value 0: float32[4] on cpu:0 (16 B), constant\n");
+  r = testing::run(&check_command, {pte});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "file: " + pte +
+                       "\nmethod forward: 1 steps\n"
+                       "  buffer 0: 48 B on cpu:0, lower bound 48 B (size/bound 1.000), 3 planned "
+                       "tensors\n"
+                       "    optimum: 48 B (proven, 0 search steps); the plan is at the optimum\n"
+                       "result: clean\n");
+}
+
 TEST(DataFileCommandsTest, ADataFileIsListedAndFoundThroughData) {
   const std::string ptd = testing::exported_program("wild_external_data.ptd");
   const std::string pte = testing::exported_program("wild_external_data.pte");

@@ -363,6 +363,24 @@ TEST_F(ExecutorchEngine, OptionalNoneAndCondProgramsRunAsEagerPyTorch) {
   }
 }
 
+// Outputs that no instruction writes: output 0 is input 1 as given (value 3; the inputs are
+// values 2 and 3, not 0 and 1) and output 2 a constant buffer. Both engines give what eager
+// PyTorch gives: the input's values, x + 1, and the constant.
+TEST_F(ExecutorchEngine, OutputsNoInstructionWritesAreTheInputAndTheConstant) {
+  const std::string file = testing::exported_program("wild_unnamed_outputs.pte");
+  for (const char* runtime : {"devplan", "executorch"}) {
+    SCOPED_TRACE(runtime);
+    CommandResult r = testing::run(
+        &run_command, {file, "--runtime", runtime, "--input", "1,2,3,4", "--input", "5,6,7,-8"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "method forward: 3 outputs\n"
+              "output 0: float32[2, 2] on cpu:0 = [5, 6, 7, -8]\n"
+              "output 1: float32[2, 2] on cpu:0 = [2, 3, 4, 5]\n"
+              "output 2: float32[4] on cpu:0 = [0, 1, 2, 3]\n");
+  }
+}
+
 // x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value;
 // given, it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
 TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
