@@ -35,6 +35,7 @@ cannot be imported without its nvidia-* libraries, so they are installed too
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import shutil
@@ -349,6 +350,17 @@ def program_specs() -> List[Spec]:
         def forward(self, x, y):
             return y, x + 1.0, self.steps
 
+    class MutableState(nn.Module):
+        # A buffer the method updates in place: the program plans it and
+        # gives it an initial value (1, 2, 3, 4) that the first run reads.
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("state", torch.arange(1, 5, dtype=torch.float32))
+
+        def forward(self, x):
+            self.state.add_(x)
+            return self.state * 2.0
+
     def missing_ops():
         # Two operators no kernel library here has, each called twice.
         lib = torch.library.Library("devplan_absent", "DEF")
@@ -371,6 +383,14 @@ def program_specs() -> List[Spec]:
 
     def one_delegate():
         return {"forward": (Add(), (ones(2, 2), ones(2, 2)))}
+
+    def initialized_state_config():
+        # Without this pass the exporter keeps only a mutated buffer's shape
+        # and dtype; with it, the buffer's initial value goes into the program.
+        from executorch.exir.passes.init_mutable_pass import (
+            InitializedMutableBufferPass)
+
+        return dict(passes=[InitializedMutableBufferPass(["state"])])
 
     def scratch_config():
         # After the out variants are in place, the empty's own instruction is
@@ -507,6 +527,12 @@ def program_specs() -> List[Spec]:
              "instruction writes",
              lambda: {"forward": (UnnamedOutputs(), (ones(2, 2), ones(2, 2)))},
              {}, cpu_only_methods=["forward"]),
+        Spec("wild_mutable_state",
+             "state += x; return state * 2, x [4] ones, state a buffer "
+             "arange(1, 5) updated in place: a planned tensor with an "
+             "initial value",
+             lambda: {"forward": (MutableState(), (ones(4),))},
+             {}, initialized_state_config, cpu_only_methods=["forward"]),
         Spec("wild_absent_backend",
              "a + b delegated to AbsentBackend (no runtime has it), inputs "
              "[2,2]",
@@ -556,8 +582,10 @@ def build_program(spec: Spec, partitioner_cls):
     reference: Dict[str, list] = {}
     for mname, (module, inputs) in methods.items():
         module.eval()
+        # Eager on a copy: a method that updates a buffer in place must be
+        # exported with the buffer's state from before the first call.
         with torch.no_grad():
-            outputs = module(*inputs)
+            outputs = copy.deepcopy(module)(*inputs)
         reference[mname] = [{
             "inputs": [_flat(t) for t in inputs],
             "outputs": [_flat(t) for t in _leaves(outputs)],

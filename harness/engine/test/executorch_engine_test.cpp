@@ -381,6 +381,24 @@ TEST_F(ExecutorchEngine, OutputsNoInstructionWritesAreTheInputAndTheConstant) {
   }
 }
 
+// A buffer the method updates in place, exported with its initial value (1, 2, 3, 4): the
+// first run reads it, so x = 0 gives the initial state doubled. devplan's engine has no
+// aten::copy_ kernel (it runs only its own few) and says so by name.
+TEST_F(ExecutorchEngine, APlannedTensorsInitialValueIsReadOnTheFirstRun) {
+  const std::string file = testing::exported_program("wild_mutable_state.pte");
+  CommandResult r =
+      testing::run(&run_command, {file, "--runtime", "executorch", "--input", "0,0,0,0"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[4] on cpu:0 = [2, 4, 6, 8]\n");
+  r = testing::run(&run_command, {file, "--runtime", "executorch"});
+  EXPECT_EQ(r.out, "method forward: 1 outputs\noutput 0: float32[4] on cpu:0 = [4, 6, 8, 10]\n");
+  r = testing::run(&run_command, {file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "devplan run: OperatorMissing: method 'forward': chain 0 instruction 2: operator "
+            "aten::copy_ has no kernel\n");
+}
+
 // x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value;
 // given, it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
 TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {
