@@ -2,6 +2,8 @@
 // usage errors, `--`, values that start with '-', strict numbers, and the output options
 // (--trace, report --json and --junit, sizes with units, sharding from the environment).
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,46 @@ TEST(CliTest, HelpAndVersionExitZero) {
     EXPECT_THAT(r.out, HasSubstr(std::string("Usage: devplan ") + command + " [OPTIONS]"));
     EXPECT_EQ(r.err, "") << command;
     EXPECT_EQ(run_tool(s, {"help", command}).out, r.out) << command;
+  }
+}
+
+// Every command's help, word for word, as users read it (their scripts use these options):
+// harness/test/golden/help/<command>.txt. After a deliberate change of an option or its text,
+// rewrite them with DEVPLAN_UPDATE_GOLDEN=1 build/bin/harness_test --gtest_filter='*Golden*'.
+TEST(CliTest, HelpOfEveryCommandIsTheGoldenText) {
+  Scratch s;
+  const bool update = std::getenv("DEVPLAN_UPDATE_GOLDEN") != nullptr;
+  const std::vector<std::vector<std::string>> commands = {{},
+                                                          {"inspect"},
+                                                          {"simulate"},
+                                                          {"run"},
+                                                          {"plan"},
+                                                          {"replan"},
+                                                          {"check"},
+                                                          {"plot"},
+                                                          {"fuzz"},
+                                                          {"diff"},
+                                                          {"budget"},
+                                                          {"budget", "record"},
+                                                          {"budget", "check"},
+                                                          {"report"}};
+  for (const std::vector<std::string>& command : commands) {
+    std::string name = command.empty() ? "devplan" : command[0];
+    if (command.size() > 1) name += "_" + command[1];
+    const std::string golden =
+        std::string(DEVPLAN_SOURCE_DIR) + "/harness/test/golden/help/" + name + ".txt";
+    std::vector<std::string> args = command;
+    args.push_back("--help");
+    const ToolRun r = run_tool(s, args);
+    EXPECT_EQ(r.exit_code, 0) << name << r.err;
+    if (update) {
+      std::ofstream(golden) << r.out;
+      continue;
+    }
+    std::ifstream in(golden);
+    ASSERT_TRUE(in) << "no golden help " << golden;
+    const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(r.out, want) << name << ": the help changed; if on purpose, see the comment above";
   }
 }
 
