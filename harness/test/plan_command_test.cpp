@@ -26,13 +26,17 @@ TEST(PlanCommandTest, ReferenceProgramLayoutAndItRuns) {
   const std::string out = testing::temp_file({}, ".pte");
   testing::CommandResult r = run(&plan_command, {graph_file(kReferenceGraph), "-o", out, "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Every field of the JSON document, as scripts read it.
   EXPECT_THAT(r.out,
-              HasSubstr(R"("name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
-                        R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)"))
+              HasSubstr(R"(,"algorithm":"best","methods":[)"
+                        R"({"name":"forward","h2d_copies":2,"d2h_copies":1,"buffers":[)"
+                        R"({"index":0,"device":"cpu:0","size":32,"lower_bound":32,"ratio":1.0,)"
+                        R"("proven_bound":32,"optimal":true,"algorithm":"greedy","tensors":3},)"
+                        R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)"
+                        R"("proven_bound":48,"optimal":true,"algorithm":"naive","tensors":3}]}]})"
+                        "\n"))
       << r.out;
-  EXPECT_THAT(r.out,
-              HasSubstr(R"({"index":1,"device":"cuda:0","size":48,"lower_bound":48,"ratio":1.0,)"))
-      << r.out;
+  EXPECT_THAT(r.out, HasSubstr(R"("output":")" + out + R"(",)"));
   // The written program has the reference layout and runs end to end on simulated devices.
   testing::CommandResult inspect = run(&inspect_command, {out});
   EXPECT_THAT(inspect.out,
