@@ -1,4 +1,5 @@
 #include <harness/fuzz/differential_check.h>
+#include <harness/fuzz/fault_probe_comparison.h>
 
 #include <algorithm>
 
@@ -95,14 +96,6 @@ EngineRun run_engine(EngineDevices& devices, const std::vector<std::string>& ski
   run.misuse = env.misuse_lines();
   return run;
 }
-
-// One load of a method with its j-th device allocation failing.
-struct FaultProbe {
-  Error load;
-  std::vector<AllocationRecord> made;  // the allocations that load made
-  size_t live = 0;                     // allocations still live after it
-  size_t misuse = 0;                   // 1 when any misuse was recorded so far
-};
 
 // For each (method, count): loads the method `count` times, failing its j-th device allocation
 // on the j-th load, all in one session (a Module survives a failed load). Load-only: no pattern
@@ -346,41 +339,9 @@ std::optional<FuzzFinding> compare_faults(EngineDevices& devplan_devices,
                     (all_b.ok() ? "ok" : all_b.error().to_string()));
   }
   for (size_t i = 0; i < mine.size(); ++i) {
-    const std::vector<FaultProbe>* pa = &(*all_a)[i];
-    const std::vector<FaultProbe>* pb = &(*all_b)[i];
-    const std::string& name = mine[i].first;
-    const bool same_counts = mine[i].second == other[i].second;
-    for (size_t j = 0; j < std::max(pa->size(), pb->size()); ++j) {
-      const std::string when =
-          "load_method(" + name + ") failing its device allocation " + std::to_string(j + 1) + ": ";
-      for (const std::vector<FaultProbe>* probes : {pa, pb}) {
-        if (j >= probes->size()) continue;
-        const FaultProbe& p = (*probes)[j];
-        const char* side = probes == pa ? "devplan" : "executorch";
-        if (p.load.ok()) return diverged(when + side + " loaded it");
-        if (p.live != 0)
-          return diverged(when + side + " left " + std::to_string(p.live) + " allocations live");
-        if (p.misuse != 0) return diverged(when + side + " misused its allocator");
-      }
-      if (!same_counts) continue;
-      const FaultProbe& x = (*pa)[j];
-      const FaultProbe& y = (*pb)[j];
-      if (x.load.code() != y.load.code()) {
-        return diverged(when + "devplan " + x.load.to_string() + "; executorch " +
-                        y.load.to_string());
-      }
-      if (x.made.size() != y.made.size()) {
-        return diverged(when + "devplan made " + std::to_string(x.made.size()) +
-                        " allocations first, executorch " + std::to_string(y.made.size()));
-      }
-      for (size_t k = 0; k < x.made.size(); ++k) {
-        if (x.made[k].device != y.made[k].device || x.made[k].size != y.made[k].size ||
-            x.made[k].owner != y.made[k].owner) {
-          return diverged(when + "devplan " + format_allocation(x.made[k]) + "; executorch " +
-                          format_allocation(y.made[k]));
-        }
-      }
-    }
+    std::optional<std::string> d = compare_fault_probes(
+        mine[i].first, mine[i].second == other[i].second, (*all_a)[i], (*all_b)[i]);
+    if (d) return diverged(*d);
   }
   return std::nullopt;
 }

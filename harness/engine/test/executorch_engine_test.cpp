@@ -399,6 +399,40 @@ TEST_F(ExecutorchEngine, APlannedTensorsInitialValueIsReadOnTheFirstRun) {
             "aten::copy_ has no kernel\n");
 }
 
+// A delegate of the device backend handed an Int where a tensor belongs: both engines refuse
+// it at execute, naming the backend, the argument and what it is not.
+TEST_F(ExecutorchEngine, ADeviceDelegateArgumentThatIsNotATensorIsNamed) {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t device = m.add_buffer(32, Device::cuda(0));
+  const TensorSpec spec = TensorSpec::of(ScalarType::Float, {2, 2}, Device::cuda(0));
+  const int32_t count = m.add_int(7);
+  const int32_t b = m.add_planned_tensor(spec, device, 0);
+  const int32_t out = m.add_planned_tensor(spec, device, 16);
+  const int32_t delegate = m.add_delegate("DevplanDeviceBackend", {'a', 'd', 'd'});
+  m.add_chain();
+  m.add_delegate_call(delegate, {count, b, out});
+  m.set_outputs({out});
+  const std::vector<uint8_t> bytes = builder.build();
+  const std::map<RuntimeKind, std::pair<ErrorCode, std::string>> expected = {
+      {RuntimeKind::Devplan,
+       {ErrorCode::InvalidType, "DevplanDeviceBackend: value 0 is Int, not a Tensor"}},
+      {RuntimeKind::Executorch,
+       {ErrorCode::InvalidType, "DevplanDeviceBackend: argument 0 is not a Tensor"}}};
+  for (const auto& [runtime, want] : expected) {
+    SCOPED_TRACE(runtime_name(runtime));
+    std::unique_ptr<DeviceEnvironment> env =
+        std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+    Result<std::unique_ptr<EngineSession>> s = open_session(runtime, bytes, *env, SessionOptions());
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    bool usage_error = false;
+    Result<std::vector<OutputValues>> r = (*s)->execute("forward", {}, &usage_error);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.code(), want.first) << r.error().to_string();
+    EXPECT_THAT(r.error().message(), HasSubstr(want.second)) << r.error().to_string();
+  }
+}
+
 // x * alpha with alpha a float that export fixed at 2.0: not given, it is the recorded value;
 // given, it must be that value, as ExecuTorch's Method::set_input requires, in both engines.
 TEST_F(ExecutorchEngine, APrimitiveInputIsItsRecordedValueInBothEngines) {

@@ -1,0 +1,75 @@
+// The campaign under `devplan fuzz`: what minimisation keeps, what progress says while the
+// cases run, and the allocation totals of clean cases.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <harness/fuzz/fuzz_campaign.h>
+
+namespace devplan::harness {
+namespace {
+
+CampaignOptions campaign(uint64_t seed) {
+  CampaignOptions o;
+  o.seed = seed;
+  o.scenario.max_buffer_bytes = uint64_t{64} * 1024;
+  return o;
+}
+
+// A leak needs one device buffer and nothing else: minimisation removes every other item of
+// every list, the first ones included, whatever the case it starts from.
+TEST(FuzzCampaign, AMinimisedLeakIsOneDeviceBufferAlone) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    CampaignOptions o = campaign(seed);
+    o.max_cases = 50;
+    o.checks.unload_bug = UnloadBug::SkipFree;
+    const CampaignResult r = run_campaign(o, {});
+    ASSERT_TRUE(r.failure.has_value());
+    EXPECT_EQ(r.failure->finding.check, "cleanup");
+    const ProgramScenario& minimal = r.failure->minimal;
+    ASSERT_EQ(minimal.methods.size(), 1u);
+    const MethodScenario& m = minimal.methods[0];
+    ASSERT_EQ(m.buffers.size(), 1u);
+    EXPECT_FALSE(m.buffers[0].device.is_cpu());
+    EXPECT_GT(m.buffers[0].size, 0u);
+    EXPECT_TRUE(m.tensors.empty());
+    EXPECT_TRUE(m.values.empty());
+    EXPECT_TRUE(m.instructions.empty());
+    EXPECT_TRUE(m.inputs.empty());
+    EXPECT_TRUE(m.outputs.empty());
+    EXPECT_GT(r.failure->shrink_steps, 0u);
+  }
+}
+
+// While a clean campaign runs, progress counts the cases so far and no failure; the last call
+// gives the totals.
+TEST(FuzzCampaign, ProgressCountsCasesAndNoFailureUntilOne) {
+  CampaignOptions o = campaign(4);
+  o.max_seconds = 0.6;
+  std::vector<CampaignProgress> seen;
+  const CampaignResult r = run_campaign(o, [&](const CampaignProgress& p) { seen.push_back(p); });
+  ASSERT_GE(seen.size(), 2u);  // at least one on the way (every 200 ms) and the last
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].failures, 0u) << "call " << i;
+    if (i > 0) EXPECT_GE(seen[i].cases, seen[i - 1].cases);
+  }
+  EXPECT_EQ(seen.back().cases, r.cases);
+  EXPECT_FALSE(r.failure.has_value());
+}
+
+// In clean cases every device allocation is freed: the totals say as many frees as allocations.
+TEST(FuzzCampaign, CleanCasesFreeEveryAllocationTheyMake) {
+  CampaignOptions o = campaign(6);
+  o.max_cases = 40;
+  const CampaignResult r = run_campaign(o, {});
+  ASSERT_FALSE(r.failure.has_value()) << r.failure->finding.message;
+  EXPECT_EQ(r.cases, 40u);
+  EXPECT_GT(r.totals.allocations, 40u);
+  EXPECT_EQ(r.totals.frees, r.totals.allocations);
+  EXPECT_GE(r.totals.allocated_bytes, r.totals.allocations);
+}
+
+}  // namespace
+}  // namespace devplan::harness
