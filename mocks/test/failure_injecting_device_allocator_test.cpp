@@ -49,6 +49,10 @@ TEST(FailureInjectingDeviceAllocatorTest, FailsOneDeviceAndChosenCopyDirections)
   HostBackedDeviceAllocator host;
   FailureInjectingDeviceAllocator faults(&host);
   ASSERT_TRUE(faults.fail_allocations_on(1).ok());
+  // -1 is the first index refused.
+  EXPECT_EQ(faults.fail_allocations_on(-1).message(),
+            "FailureInjectingDeviceAllocator::fail_allocations_on: device cuda:-1 has a negative "
+            "index");
   EXPECT_EQ(faults.fail_allocations_on(-2).message(),
             "FailureInjectingDeviceAllocator::fail_allocations_on: device cuda:-2 has a negative "
             "index");

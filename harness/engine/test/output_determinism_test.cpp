@@ -57,6 +57,19 @@ TEST(OutputDeterminism, AWriteClobbersTensorsThatShareItsBytes) {
   EXPECT_TRUE(outputs_are_determined(m));
 }
 
+// An instruction short of operands (a draft the generator left incomplete) determines nothing,
+// and is not read past its end.
+TEST(OutputDeterminism, AnInstructionShortOfOperandsIsNot) {
+  EXPECT_FALSE(outputs_are_determined(
+      method_with({0, 16, 32}, {ScenarioInstruction{ScenarioOp::Add, {0, 1}, {0}}})));
+  EXPECT_FALSE(outputs_are_determined(
+      method_with({0, 16, 32}, {ScenarioInstruction{ScenarioOp::DelegateAdd, {0}, {}}})));
+  EXPECT_FALSE(outputs_are_determined(
+      method_with({0, 16, 32}, {ScenarioInstruction{ScenarioOp::CopyH2D, {0}, {}}})));
+  EXPECT_TRUE(outputs_are_determined(
+      method_with({0, 16, 32}, {ScenarioInstruction{ScenarioOp::CopyH2D, {0, 2}, {}}})));
+}
+
 TEST(OutputDeterminism, AFreedTensorIsNoLongerSet) {
   const ScenarioInstruction free_c{ScenarioOp::Free, {2}, {}};
   EXPECT_FALSE(outputs_are_determined(method_with({0, 16, 32}, {kAdd, free_c})));
