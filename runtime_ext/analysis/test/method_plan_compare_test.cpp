@@ -172,6 +172,10 @@ TEST(MethodPlanTest, EveryFieldIsComparedAndShownInItsOwnForm) {
   b = with_delegate;
   b.delegates[0].processed = Span<const uint8_t>(spec_a);
   EXPECT_EQ(method_plan_difference(with_delegate, b), "delegate 0: processed: 16 bytes vs 2 bytes");
+  // The longer side second, its first bytes the same as the shorter: still a difference.
+  EXPECT_EQ(method_plan_difference(b, with_delegate), "delegate 0: processed: 2 bytes vs 16 bytes");
+  b.delegates[0].processed = Span<const uint8_t>(data.data(), 2);
+  EXPECT_EQ(method_plan_difference(b, with_delegate), "delegate 0: processed: 2 bytes vs 16 bytes");
   b = with_delegate;
   b.delegates[0].compile_specs[0].key = "j";
   EXPECT_EQ(method_plan_difference(with_delegate, b),
