@@ -406,6 +406,29 @@ TEST(PlanCheckViewBaseTest, AViewWhoseOnlyCandidateIsWrittenLaterHasNoBase) {
                                "(instruction 0)");
 }
 
+// A mutable buffer M (read at step 0, written back at step 2) holds its bytes from before the
+// first step: a never-written view inside it, first used at step 1, between M's first read and
+// its write, is a view of M, not a scratch tensor and not a view without a base.
+TEST(PlanCheckViewBaseTest, AMutableBufferHoldsItsBytesBeforeItsFirstWrite) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 512);   // input, [512, 528)
+  const int32_t m = f.tensor(16, 0);    // M: [0, 64)
+  const int32_t t = f.tensor(16, 600);  // [600, 664)
+  const int32_t v = f.tensor(4, 16);    // the view: [16, 32)
+  const int32_t z = f.tensor(4, 700);   // [700, 716)
+  f.add(m, t);                          // step 0: M read first
+  f.add(v, z);                          // step 1: the view's first use
+  f.add(t, m);                          // step 2: M written back
+  f.m->set_inputs({x});
+  f.m->set_outputs({z});
+  const MethodCheck c = f.check();
+  EXPECT_TRUE(c.mutable_buffer[m]);
+  EXPECT_EQ(c.alias_of[v], m);
+  EXPECT_FALSE(c.mutable_buffer[v]);
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+  EXPECT_TRUE(c.overlaps.empty());
+}
+
 // m is read before anything writes it and is not an input: a mutable buffer, whose state must
 // last from the first step to the last. w, written into m's bytes by the last instruction,
 // overlaps it.
