@@ -1,6 +1,7 @@
 // devplan run FILE [--method NAME] [--input VALUES]... [--max-device-allocation SIZE]
 //                  [--max-host-buffer SIZE] [--rtol R] [--atol A] [--json]
 // A bundled program (.bpte) without --input runs its test sets (harness/commands/bundled_tests.h).
+#include <harness/commands/bundled_report_text.h>
 #include <harness/commands/bundled_tests.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
@@ -180,23 +181,7 @@ int run_test_sets(const RunCommandLine& c, const BundledProgram& bundle, const C
     doc["misuse"] = report->misuse_lines;
     out << write_json(doc) << "\n";
   } else {
-    char tolerance[96];
-    std::snprintf(tolerance, sizeof(tolerance), "rtol %g, atol %g", c.tolerances.rtol,
-                  c.tolerances.atol);
-    out << "bundled program: " << report->cases.size() << " test cases (" << tolerance
-        << "; the file gives no tolerances)\n";
-    for (const TestCaseOutcome& t : report->cases) {
-      out << t.method << " test case " << t.index << ": ";
-      if (t.passed) {
-        out << "pass (largest difference " << format_number(t.max_difference) << ")\n";
-      } else {
-        out << "FAIL: " << t.message << "\n";
-      }
-    }
-    for (const std::string& line : report->leak_lines) out << "LEAK " << line << "\n";
-    for (const std::string& line : report->misuse_lines) out << "MISUSE " << line << "\n";
-    out << report->passed() << " passed, " << report->cases.size() - report->passed()
-        << " failed\n";
+    write_bundled_report_text(*report, c.tolerances, out);
   }
   return failed || findings ? cli::kExitFinding : cli::kExitOk;
 }

@@ -179,6 +179,13 @@ TEST(BadInputTest, AnOutputInAMissingFolder) {
   check_output("no-such-folder/out.file", "No such file or directory", true);
 }
 
+// /dev/full opens and then fails every write (ENOSPC): each output must say so, not report a
+// file it did not write. (Its last argument leaves out `report --out`, which needs a folder;
+// `budget record` will not overwrite what is not a budget.)
+TEST(BadInputTest, AnOutputOnAFullDevice) {
+  check_output("/dev/full", "No space left on device|which is not a devplan budget", true);
+}
+
 TEST(BadInputTest, AnOutputInAReadOnlyFolder) {
   // Root writes anywhere on an ordinary file system; sysfs refuses new files even to root.
   if (::geteuid() == 0) {

@@ -7,7 +7,9 @@
 
 #include <cstring>
 #include <memory>
+#include <sstream>
 
+#include <harness/commands/bundled_report_text.h>
 #include <harness/commands/replan.h>
 #include <harness/engine/program_image.h>
 #include <runtime_ext/program/bundled_program.h>
@@ -234,6 +236,37 @@ TEST(BundledProgramTest, BadBundlesAreCleanErrors) {
   testing::CommandResult cut = run(&check_command, {testing::temp_file(pack(*object), ".bpte")});
   EXPECT_EQ(cut.exit_code, 1);
   EXPECT_THAT(cut.err, HasSubstr("InvalidProgram"));
+}
+
+// The text of a bundled run, from a report with every kind of line: a pass, a failure, a leak
+// and a misuse, in that order, then the counts.
+TEST(BundledReportText, EveryKindOfLineInItsPlace) {
+  BundledTestReport report;
+  TestCaseOutcome pass;
+  pass.method = "forward";
+  pass.index = 0;
+  pass.passed = true;
+  pass.max_difference = 0.25;
+  TestCaseOutcome fail;
+  fail.method = "forward";
+  fail.index = 1;
+  fail.message = "output 0 element 2: 13.5, expected 13 (difference 0.5 > 0.00013001)";
+  report.cases = {pass, fail};
+  report.leak_lines = {"#3 cuda:0 48 B align 16 owner forward/buffer 1"};
+  report.misuse_lines = {"double free of #2 cuda:0 16 B owner forward/buffer 0"};
+  Tolerances tolerances;
+  tolerances.rtol = 0.001;
+  std::ostringstream out;
+  write_bundled_report_text(report, tolerances, out);
+  EXPECT_EQ(out.str(),
+            "bundled program: 2 test cases (rtol 0.001, atol 1e-08; the file gives no "
+            "tolerances)\n"
+            "forward test case 0: pass (largest difference 0.25)\n"
+            "forward test case 1: FAIL: output 0 element 2: 13.5, expected 13 (difference 0.5 > "
+            "0.00013001)\n"
+            "LEAK #3 cuda:0 48 B align 16 owner forward/buffer 1\n"
+            "MISUSE double free of #2 cuda:0 16 B owner forward/buffer 0\n"
+            "1 passed, 1 failed\n");
 }
 
 }  // namespace

@@ -5,8 +5,10 @@ It is optimised (-O1, no debug information), so that a mutant that compiles to t
 code as the original can be recognised as equivalent (trivial compiler equivalence), and it has
 libstdc++'s assertions on."""
 
+import fnmatch
 import hashlib
 import os
+import shutil
 import subprocess
 import time
 
@@ -18,6 +20,11 @@ BUILD_SETTINGS = [
     "-DBUILD_SHARED_LIBS=ON", "-DCMAKE_LINK_DEPENDS_NO_SHARED=ON",
     "-DDEVPLAN_WITH_CUDA=OFF", "-DDEVPLAN_BUILD_BENCHMARKS=OFF", "-DDEVPLAN_LONG_TESTS=OFF",
 ]
+
+
+# Folders at the top of the working tree that are not sources: builds, git, virtual
+# environments, ExecuTorch's runtime (linked, not copied), outputs.
+SKIPPED_AT_TOP = ("build*", ".git", ".venv*", ".deps", "out")
 
 
 class ScratchTree:
@@ -33,15 +40,30 @@ class ScratchTree:
         self.dirty_marker = os.path.join(work, "mutated-file")
 
     def sync(self):
-        """Copy the working tree over the scratch copy, keeping the files' times."""
+        """Make the scratch copy the working tree. A file whose content changed gets a fresh
+        time (a copy that kept the original's time could be older than the object the scratch
+        build made from the previous copy, which would then not be rebuilt); unchanged files
+        keep theirs, so nothing is rebuilt for them. Files gone from the working tree go."""
         os.makedirs(self.src, exist_ok=True)
-        tar = subprocess.Popen(
-            ["tar", "--exclude=./build*", "--exclude=./.git", "--exclude=./.venv*",
-             "--exclude=./.deps", "--exclude=./out", "-cf", "-", "."],
-            cwd=self.repo, stdout=subprocess.PIPE)
-        subprocess.run(["tar", "-xpf", "-"], cwd=self.src, stdin=tar.stdout, check=True)
-        if tar.wait() != 0:
-            raise RuntimeError("copying the working tree into the scratch tree failed")
+        wanted = set()
+        for folder, dirs, names in os.walk(self.repo):
+            relative_folder = os.path.relpath(folder, self.repo)
+            if relative_folder == ".":
+                dirs[:] = [d for d in dirs if not any(
+                    fnmatch.fnmatch(d, pattern) for pattern in SKIPPED_AT_TOP)]
+            for name in names:
+                relative = os.path.normpath(os.path.join(relative_folder, name))
+                wanted.add(relative)
+                self._copy_if_changed(relative)
+        for folder, dirs, names in os.walk(self.src):
+            relative_folder = os.path.relpath(folder, self.src)
+            if relative_folder == ".":
+                dirs[:] = [d for d in dirs if not any(
+                    fnmatch.fnmatch(d, pattern) for pattern in SKIPPED_AT_TOP)]
+            for name in names:
+                relative = os.path.normpath(os.path.join(relative_folder, name))
+                if relative not in wanted and not os.path.islink(os.path.join(folder, name)):
+                    os.remove(os.path.join(folder, name))
         deps = os.path.join(self.src, ".deps")  # ExecuTorch's runtime, used in place
         if os.path.isdir(os.path.join(self.repo, ".deps")) and not os.path.lexists(deps):
             os.symlink(os.path.join(self.repo, ".deps"), deps)
@@ -49,6 +71,22 @@ class ScratchTree:
             with open(self.dirty_marker, encoding="utf-8") as f:
                 os.utime(os.path.join(self.src, f.read().strip()))
             os.remove(self.dirty_marker)
+
+    def _copy_if_changed(self, relative):
+        source = os.path.join(self.repo, relative)
+        target = os.path.join(self.src, relative)
+        if os.path.islink(source):
+            return
+        with open(source, "rb") as f:
+            content = f.read()
+        if os.path.exists(target):
+            with open(target, "rb") as f:
+                if f.read() == content:
+                    return
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(content)
+        shutil.copymode(source, target)
 
     def configure(self, log):
         with open(log, "w") as out:

@@ -250,6 +250,30 @@ TEST_F(MethodTest, InitialValueOfDeviceTensorGoesThroughTheAllocator) {
   EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{1, 2, 3, 4}));
 }
 
+// The smallest initial values: a 1-byte tensor gets its byte (host and device), a 0-byte one
+// needs none and copies nothing.
+TEST_F(MethodTest, OneByteAndEmptyInitialValuesAreLoaded) {
+  MethodBuilder b("forward");
+  const uint32_t host = b.add_buffer(16);
+  const uint32_t dev = b.add_buffer(16, Device::cuda(0));
+  const int32_t h =
+      b.add_planned_tensor_with_initial_value(TensorSpec::of(ScalarType::Byte, {1}), host, 0, {42});
+  const int32_t d = b.add_planned_tensor_with_initial_value(
+      TensorSpec::of(ScalarType::Bool, {1}, Device::cuda(0)), dev, 0, {1});
+  const int32_t e = b.add_planned_tensor_with_initial_value(
+      TensorSpec::of(ScalarType::Float, {0}, Device::cuda(0)), dev, 8, {});
+  b.set_outputs({h, d, e});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ(*static_cast<const uint8_t*>((*m)->value(h).tensor.data), 42);
+  EXPECT_EQ(tracking().stats(0).host_to_device_copies, 1u);
+  EXPECT_EQ(tracking().stats(0).host_to_device_bytes, 1u);
+  uint8_t byte = 0;
+  ASSERT_TRUE((*m)->copy_output_to_host(1, &byte, 1).ok());
+  EXPECT_EQ(byte, 1);
+}
+
 TEST_F(MethodTest, RuntimeBoundInputGetsHostMemory) {
   MethodBuilder b("forward");
   int32_t x = b.add_runtime_tensor(TensorSpec::of(ScalarType::Int, {3}));
