@@ -402,8 +402,12 @@ DEVPLAN_PROP(Verifier, OverlapsAreExactlyThePairsSharingAStepAndAByte, ()) {
   uint64_t buffer = 0;
   for (size_t i = 0; i < n; ++i) buffer = std::max(buffer, offsets[i] + items[i].size);
   std::set<std::pair<int32_t, int32_t>> found;
+  int32_t previous_start = -1;
   for (const PlanViolation& v : verify_offsets(items, offsets, buffer, unit)) {
     RC_ASSERT(v.kind == PlanViolationKind::Overlap);
+    // In the order the header promises: by the start of the later item.
+    RC_ASSERT(items[size_t(v.other)].first >= previous_start);
+    previous_start = items[size_t(v.other)].first;
     const std::pair<int32_t, int32_t> pair{std::min(v.tensor, v.other),
                                            std::max(v.tensor, v.other)};
     RC_ASSERT(found.insert(pair).second);  // each pair once
