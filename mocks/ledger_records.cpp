@@ -46,4 +46,12 @@ std::string describe_allocation(const AllocationRecord& r) {
          " owner " + owner_text(r.owner);
 }
 
+std::vector<AllocationRecord> live_records(const std::vector<AllocationRecord>& ledger) {
+  std::vector<AllocationRecord> live;
+  for (const AllocationRecord& r : ledger) {
+    if (r.live) live.push_back(r);
+  }
+  return live;
+}
+
 }  // namespace devplan

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/core/error.h>
@@ -80,5 +81,8 @@ std::string format_allocation(const AllocationRecord& record);
 
 // The allocation as misuse lines name it (ALLOC above): "#3 cuda:0 48 B owner forward/buffer 1".
 std::string describe_allocation(const AllocationRecord& record);
+
+// The records of `ledger` still live (the leaks once everything should be freed), in order.
+std::vector<AllocationRecord> live_records(const std::vector<AllocationRecord>& ledger);
 
 }  // namespace devplan

@@ -18,9 +18,11 @@ std::unique_ptr<CLI::App> make_command_app(const std::string& command,
 
 namespace {
 
-// CLI11 takes a word that starts with '-' for an option, so `--input -inf` or `-o -x.pte` would
-// lose their values. The word after an option that takes a value is always that value: join
-// them (`--input=-inf`, `-o-x.pte`) before CLI11 sees them. Words after `--` stay as they are.
+// CLI11 takes a word that starts with '-' after a long option for an option, so `--input -inf`
+// would lose its value. The word after an option that takes a value is always that value: join
+// them (`--input=-inf`) before CLI11 sees them. (A short option already takes the next word,
+// whatever it looks like: `-o -x.pte`, `-o --json`; command_line_test.cpp checks both.) Words
+// after `--` stay as they are.
 std::vector<std::string> join_option_values(const CLI::App& app,
                                             const std::vector<std::string>& args) {
   std::vector<std::string> joined;
@@ -32,10 +34,9 @@ std::vector<std::string> join_option_values(const CLI::App& app,
     }
     const bool long_name =
         word.size() > 2 && word.compare(0, 2, "--") == 0 && word.find('=') == std::string::npos;
-    const bool short_name = word.size() == 2 && word[0] == '-' && word[1] != '-';
-    const CLI::Option* option = long_name || short_name ? app.get_option_no_throw(word) : nullptr;
+    const CLI::Option* option = long_name ? app.get_option_no_throw(word) : nullptr;
     if (option != nullptr && option->get_expected_min() > 0 && i + 1 < args.size()) {
-      joined.push_back(word + (short_name ? "" : "=") + args[i + 1]);
+      joined.push_back(word + "=" + args[i + 1]);
       ++i;
       continue;
     }

@@ -76,11 +76,7 @@ std::vector<AllocationRecord> DeviceEnvironment::ledger() const {
 
 std::vector<AllocationRecord> DeviceEnvironment::leaks() const {
   if (tracking_) return tracking_->live_allocations();
-  std::vector<AllocationRecord> live;
-  for (const AllocationRecord& r : ledger()) {
-    if (r.live) live.push_back(r);
-  }
-  return live;
+  return live_records(ledger());
 }
 
 std::vector<std::string> DeviceEnvironment::leak_lines() const {

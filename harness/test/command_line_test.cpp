@@ -41,6 +41,19 @@ TEST(CommandLine, AValueAfterAShortOptionMayStartWithADash) {
   p = parse({"-o", "-", "a.pte"});
   EXPECT_EQ(p.done, std::nullopt) << p.err;
   EXPECT_EQ(p.output, "-");
+  // Even a word that names an option is the value of the short option before it.
+  p = parse({"-o", "--json", "a.pte"});
+  EXPECT_EQ(p.done, std::nullopt) << p.err;
+  EXPECT_EQ(p.output, "--json");
+  EXPECT_FALSE(p.json);
+  p = parse({"a.pte", "-o", "-h"});
+  EXPECT_EQ(p.done, std::nullopt) << p.err;
+  EXPECT_EQ(p.output, "-h");
+  // "--" right after an option that takes a value is that value, not the end of the options.
+  p = parse({"a.pte", "-o", "--", "b.pte"});
+  EXPECT_EQ(p.done, std::nullopt) << p.err;
+  EXPECT_EQ(p.output, "--");
+  EXPECT_EQ(p.files, (std::vector<std::string>{"a.pte", "b.pte"}));
 }
 
 TEST(CommandLine, AValueAfterALongOptionMayStartWithADash) {

@@ -60,7 +60,13 @@ TEST(RecordingDeviceAllocatorTest, LedgerFromEventsMatchesTheTrackingLedger) {
   EXPECT_EQ(format_allocation(ledger[1]), format_allocation(tracking.ledger()[1]));
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0].ptr, a);
+  // The leaks of a ledger are its live records: here the one on cuda:2.
+  const std::vector<AllocationRecord> live = live_records(ledger);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].seq, 3u);
+  EXPECT_EQ(format_allocation(live[0]), format_allocation(tracking.live_allocations()[0]));
   recording.deallocate(c, 2);
+  EXPECT_TRUE(live_records(ledger_from_events(recording.events())).empty());
 }
 
 // A thread-safe upstream that does almost nothing (malloc and free), so that the threads spend
