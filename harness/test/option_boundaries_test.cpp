@@ -90,7 +90,12 @@ TEST(OptionBoundaries, SimulateCounts) {
        {"--place", "0=cuda:127", ""},
        {"--place", "0=cuda:128", "invalid device 'cuda:128': index must be a number from 0 to 127"},
        {"--place", "2147483648=cuda:0",
-        "buffer index '2147483648' is not a number in [0, 2147483647]"}});
+        "buffer index '2147483648' is not a number in [0, 2147483647]"},
+       // The shortest texts around the '=': each side must hold something.
+       {"--place", "0=", "expects INDEX=DEVICE, got '0='"},
+       {"--place", "=cuda:0", "expects INDEX=DEVICE, got '=cuda:0'"},
+       {"--place", "=", "expects INDEX=DEVICE, got '='"},
+       {"--place", "0", "expects INDEX=DEVICE, got '0'"}});
 }
 
 TEST(OptionBoundaries, RunTolerances) {

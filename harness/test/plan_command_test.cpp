@@ -1,6 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <harness/commands/planner_command_args.h>
+
 #include "commands_test_support.h"
 
 namespace devplan::harness {
@@ -82,6 +84,15 @@ TEST(PlanCommandTest, BadGraphsAndUsage) {
   EXPECT_EQ(run(&plan_command, {graph_file(kReferenceGraph), "-o", "x.pte", "--algorithm", "magic"})
                 .exit_code,
             2);
+}
+
+// The ratio every command prints: size over lower bound, with a zero bound (nothing live) 1 for
+// an empty buffer and 0 for a buffer that holds bytes nothing needs.
+TEST(PlanCommandTest, SizeOverLowerBoundOfAZeroBound) {
+  EXPECT_EQ(size_over_lower_bound(0, 0), 1.0);
+  EXPECT_EQ(size_over_lower_bound(16, 0), 0.0);
+  EXPECT_EQ(size_over_lower_bound(48, 32), 1.5);
+  EXPECT_EQ(size_over_lower_bound(32, 32), 1.0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -148,6 +149,34 @@ TEST(ValueTextRoundTrip, SubnormalDoublesReadBack) {
   EXPECT_EQ(parse_number_list("1,1e400").error().message(),
             "'1e400' in '1,1e400' is not a number (too large for a double; infinity is written "
             "inf)");
+}
+
+// element_number (what output summaries add up) is the element's value exactly: the number an
+// integer's text says, and for a floating-point element the value that encodes to its bits.
+TEST(ValueTextRoundTrip, ElementNumberIsTheNumberOfTheText) {
+  for (int t = 0; t <= static_cast<int>(ScalarType::UInt64); ++t) {
+    const ScalarType dtype = static_cast<ScalarType>(t);
+    if (!check_decodable(dtype).ok()) continue;
+    const size_t size = element_size(dtype);
+    for (uint64_t pattern : {uint64_t{0}, uint64_t{1}, uint64_t{0x7f}, uint64_t{0xc8},
+                             uint64_t{0x3c00}, uint64_t{0x40490fdb}, uint64_t{0x123456789a}}) {
+      const std::vector<uint8_t> bytes = pattern_bytes(pattern, size);
+      const std::string text = element_text(bytes, 0, dtype);
+      if (is_nan_text(text)) continue;
+      const double number = element_number(bytes, 0, dtype);
+      if (is_floating_dtype(dtype)) {
+        // The shortest text only reads back within the dtype; the number is the element exactly.
+        Result<std::vector<uint8_t>> again = encode_values({number}, dtype, 1);
+        ASSERT_TRUE(again.ok()) << again.error();
+        EXPECT_EQ(*again, bytes) << scalar_type_name(dtype) << " 0x" << std::hex << pattern;
+      } else {
+        const double from_text = dtype == ScalarType::Bool ? (text == "true" ? 1 : 0)
+                                                           : std::strtod(text.c_str(), nullptr);
+        EXPECT_EQ(number, from_text)
+            << scalar_type_name(dtype) << " 0x" << std::hex << pattern << " '" << text << "'";
+      }
+    }
+  }
 }
 
 TEST(ValueTextRoundTrip, BoolPrintsAndReadsTrueAndFalse) {
