@@ -10,6 +10,7 @@
 #include <harness/fuzz/fuzz_campaign.h>
 #include <harness/fuzz/fuzz_command_line.h>
 #include <harness/fuzz/fuzz_sharding.h>
+#include <harness/fuzz/progress_pacer.h>
 #include <harness/json/json.h>
 #include <harness/report/json_document.h>
 #include <harness/report/junit.h>
@@ -52,7 +53,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   // A live line on a terminal; plain lines, every few seconds, otherwise.
   const bool tty = &err == &std::cerr && isatty(STDERR_FILENO) == 1;
-  double next_plain = 2.0;
+  ProgressPacer plain_lines(2.0);
   // A case that takes the process down still says which case it was.
   ScopedCrashReplay crash_replay;
   options->on_case_start = [&](uint64_t k) {
@@ -61,9 +62,8 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
   CampaignResult result = run_campaign(*options, [&](const CampaignProgress& p) {
     if (tty) {
       write_progress(err, true, p, false);
-    } else if (p.seconds >= next_plain) {
+    } else if (plain_lines.due(p.seconds)) {
       write_progress(err, false, p, false);
-      next_plain = p.seconds + 2.0;
     }
   });
   if (tty) err << "\n";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/progress_pacer.h>
 
 namespace devplan::harness {
 namespace {
@@ -69,6 +70,20 @@ TEST(FuzzCampaign, CleanCasesFreeEveryAllocationTheyMake) {
   EXPECT_GT(r.totals.allocations, 40u);
   EXPECT_EQ(r.totals.frees, r.totals.allocations);
   EXPECT_GE(r.totals.allocated_bytes, r.totals.allocations);
+}
+
+// Plain progress lines come one interval apart, measured from the last line written.
+TEST(ProgressPacer, OneLineEachIntervalFromTheLastOne) {
+  ProgressPacer pacer(2.0);
+  EXPECT_FALSE(pacer.due(0.0));
+  EXPECT_FALSE(pacer.due(1.99));
+  EXPECT_TRUE(pacer.due(2.0));
+  EXPECT_FALSE(pacer.due(3.9));
+  EXPECT_TRUE(pacer.due(4.5));  // the next is due at 6.5, not at 6 nor at 9
+  EXPECT_FALSE(pacer.due(6.4));
+  EXPECT_TRUE(pacer.due(6.5));
+  EXPECT_TRUE(pacer.due(30.0));  // after a long case, one line, not one per missed interval
+  EXPECT_FALSE(pacer.due(31.0));
 }
 
 }  // namespace

@@ -205,7 +205,8 @@ def survivors_of(results_path, all_mutants):
 
     def find(record):
         """Today's mutant with the record's id, else the one making the same change nearest
-        to the record's line (the file may have moved since)."""
+        to the record's line (the file may have moved since); None when the code it mutated
+        was rewritten."""
         candidates = by_text.get((record["path"], tuple(record["new"])), [])
         for m in candidates:
             if m.id == record["id"]:
@@ -213,15 +214,24 @@ def survivors_of(results_path, all_mutants):
         ranked = sorted(candidates, key=lambda m: abs(m.line - record["line"]))
         if not ranked or (len(ranked) > 1 and abs(ranked[0].line - record["line"]) == abs(
                 ranked[1].line - record["line"])):
-            fail(f"{record['path']}:{record['line']}: the mutant of "
-                             f"{results_path} is not among today's mutants (did the file "
-                             "change?)")
+            return None
         return ranked[0]
+
+    def as_recorded(record):
+        return mutant_source.Mutant(record["path"], record["line"] - 1,
+                                    record["line"] - 1 + len(record["old"]),
+                                    tuple(record["old"]), tuple(record["new"]))
 
     survivors, kept = [], []
     for record in records:
         mutant = find(record)
-        if record["outcome"] == report.SURVIVED:
+        if mutant is None:
+            # Its code is gone (rewritten or moved to another file since): nothing to test.
+            outcome = (report.GONE if record["outcome"] == report.SURVIVED
+                       else record["outcome"])
+            kept.append({"mutant": as_recorded(record), "outcome": outcome,
+                         "tests": record.get("tests", []), "seconds": record.get("seconds", 0)})
+        elif record["outcome"] == report.SURVIVED:
             survivors.append(mutant)
         else:
             kept.append({"mutant": mutant, "outcome": record["outcome"],

@@ -10,6 +10,9 @@ KILLED, TIMED_OUT, SURVIVED = "killed", "timed out", "survived"
 EQUIVALENT_LISTED, EQUIVALENT_OBJECT, NOT_BUILT = ("equivalent (listed)",
                                                    "equivalent (same object code)",
                                                    "did not build")
+# A survivor of an earlier run whose code was rewritten before --rerun-survivors: not scored,
+# listed with its diff against the code it mutated.
+GONE = "gone (its code was rewritten)"
 
 
 def score(counts):
@@ -31,6 +34,8 @@ def summary_lines(counts, checked, not_compiling):
         f" ({counts[EQUIVALENT_LISTED]} listed in scripts/mutation-equivalent.txt,"
         f" {counts[EQUIVALENT_OBJECT]} with the original's object code)",
         f"did not build:  {counts[NOT_BUILT]}",
+    ] + ([f"gone:           {counts[GONE]} (survivors whose code was rewritten since;"
+          " not scored)"] if counts[GONE] else []) + [
         f"score:          {detected}/{scored} = {percent:.1f}% of the non-equivalent mutants"
         " killed (timeouts count as killed)",
     ]
@@ -42,8 +47,9 @@ def folder_table(results, files_per_folder):
     by_folder = collections.defaultdict(list)
     for r in results:
         by_folder[folders.folder_of(r["mutant"].path)].append(r)
-    lines = ["| folder | files (in sample) | killed | timed out | survived | equivalent | score |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| folder | files (in sample) | killed | timed out | survived | equivalent | gone |"
+             " score |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for folder in sorted(by_folder):
         rows = by_folder[folder]
         counts = collections.Counter(r["outcome"] for r in rows)
@@ -52,7 +58,7 @@ def folder_table(results, files_per_folder):
         lines.append(
             f"| {folder} | {files_per_folder.get(folder, reached)} ({reached}) |"
             f" {counts[KILLED]} | {counts[TIMED_OUT]} | {counts[SURVIVED]} |"
-            f" {counts[EQUIVALENT_LISTED] + counts[EQUIVALENT_OBJECT]} |"
+            f" {counts[EQUIVALENT_LISTED] + counts[EQUIVALENT_OBJECT]} | {counts[GONE]} |"
             f" {percent:.1f}% ({detected}/{scored}) |")
     return lines
 
@@ -65,7 +71,7 @@ def write(report_path, json_path, command, results, originals, checked, not_comp
         f.write(f"Command: `{command}`\n\n```\n" + "\n".join(
             summary_lines(counts, checked, not_compiling)) + "\n```\n\n")
         f.write("\n".join(folder_table(results, files_per_folder)) + "\n")
-        for outcome in (SURVIVED, TIMED_OUT, NOT_BUILT):
+        for outcome in (SURVIVED, TIMED_OUT, NOT_BUILT, GONE):
             chosen = [r for r in results if r["outcome"] == outcome]
             if not chosen:
                 continue
@@ -73,7 +79,11 @@ def write(report_path, json_path, command, results, originals, checked, not_comp
             for r in chosen:
                 mutant = r["mutant"]
                 f.write(f"\n### {mutant.id}  {mutant.path}:{mutant.line}\n\n```diff\n")
-                f.write(mutant.diff(originals[mutant.path]))
+                if outcome == GONE:
+                    f.write("".join(f"-{line}\n" for line in mutant.old) +
+                            "".join(f"+{line}\n" for line in mutant.new))
+                else:
+                    f.write(mutant.diff(originals[mutant.path]))
                 f.write("```\n")
     with open(json_path, "w", encoding="utf-8") as f:
         json.dump({"command": command, "checked": checked, "not_compiling": not_compiling,

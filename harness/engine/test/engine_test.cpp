@@ -182,6 +182,26 @@ TEST(ScopedCrashReplay, ACaseThatKillsTheProcessNamesItsReplayCommand) {
             "inside an engine); replay: devplan fuzz --seed 1 --case 7 --differential\n");
 }
 
+// The first case of a campaign (the first buffer) is named too; before any case, nothing is
+// written.
+TEST(ScopedCrashReplay, TheFirstCaseIsNamedAndNoCaseWritesNothing) {
+  ChildOutcome first = run_in_child([](std::string*) {
+    ScopedCrashReplay guard;
+    guard.set_case("devplan fuzz --seed 2 --case 0");
+    std::raise(SIGSEGV);
+    return 0;
+  });
+  EXPECT_EQ(first.signal, SIGSEGV);
+  EXPECT_EQ(first.err, ScopedCrashReplay::message("devplan fuzz --seed 2 --case 0"));
+  ChildOutcome none = run_in_child([](std::string*) {
+    ScopedCrashReplay guard;
+    std::raise(SIGSEGV);
+    return 0;
+  });
+  EXPECT_EQ(none.signal, SIGSEGV);
+  EXPECT_EQ(none.err, "");
+}
+
 TEST(ScopedCrashReplay, RestoresTheHandlersBefore) {
   ChildOutcome c = run_in_child([](std::string*) {
     {
