@@ -1,5 +1,6 @@
 #include <harness/fuzz/differential_check.h>
 #include <harness/fuzz/fault_probe_comparison.h>
+#include <harness/fuzz/output_comparison.h>
 
 #include <algorithm>
 
@@ -8,13 +9,6 @@
 
 namespace devplan::harness {
 namespace {
-
-struct MethodRun {
-  std::string name;
-  Error load;
-  uint64_t allocate_calls = 0;  // device allocate() calls its load made
-  std::optional<Result<std::vector<OutputValues>>> outputs;  // when executed
-};
 
 // What one engine did with a program.
 struct EngineRun {
@@ -128,21 +122,6 @@ Result<std::vector<std::vector<FaultProbe>>> probe_faults(
 
 std::string status_text(const Error& e) { return e.ok() ? "ok" : e.to_string(); }
 
-std::string values_text(const std::vector<OutputValues>& outputs) {
-  std::string text;
-  for (const OutputValues& o : outputs) {
-    Result<std::vector<std::string>> values = output_texts(o);
-    if (!values.ok()) {
-      text += "[" + values.error().message() + "]";
-      continue;
-    }
-    text += "[";
-    for (size_t i = 0; i < values->size(); ++i) text += (i ? ", " : "") + (*values)[i];
-    text += "]";
-  }
-  return text;
-}
-
 }  // namespace
 
 bool same_output_values(const std::vector<OutputValues>& a, const std::vector<OutputValues>& b) {
@@ -172,13 +151,6 @@ std::optional<FuzzFinding> diverged(const std::string& message) {
 // divergence's id, which compare_engines counts instead of reporting.
 std::optional<FuzzFinding> known_divergence(const char* id) { return FuzzFinding{id, ""}; }
 
-// ExecuTorch's set_input refuses host data for a method input planned in device memory.
-bool is_device_input_copy_error(const Error& e) {
-  return e.code() == ErrorCode::NotSupported &&
-         e.message().find("Planned-buffer copy needs host memory on both sides") !=
-             std::string::npos;
-}
-
 // ExecuTorch reads IntList items as value indices (runtime_ext reads them as the integers).
 bool is_intlist_index_error(const Error& e) {
   return e.code() == ErrorCode::InvalidProgram &&
@@ -186,16 +158,12 @@ bool is_intlist_index_error(const Error& e) {
          e.message().find("for IntList") != std::string::npos;
 }
 
-bool mentions(const Error& e, ErrorCode code, const char* text) {
-  return e.code() == code && e.message().find(text) != std::string::npos;
-}
-
 // The id of the known divergence that explains runtime_ext's `ours` and ExecuTorch's `theirs`
 // outcome of one load (or of opening the program), or null.
 const char* known_load_divergence(const Error& ours, const Error& theirs) {
   if (ours.ok() && !theirs.ok()) {
     if (is_intlist_index_error(theirs)) return kDivergenceIntListItems;
-    if (mentions(theirs, ErrorCode::NotFound, "is not registered"))
+    if (error_mentions(theirs, ErrorCode::NotFound, "is not registered"))
       return kDivergenceMissingBackend;
   }
   return nullptr;
@@ -281,43 +249,6 @@ std::optional<FuzzFinding> compare_ledgers(const EngineRun& ours, const EngineRu
   return std::nullopt;
 }
 
-std::optional<FuzzFinding> compare_outputs(const EngineRun& ours, const EngineRun& theirs,
-                                           const std::vector<std::string>* compared,
-                                           std::map<std::string, uint64_t>* known) {
-  bool device_input = false;
-  bool missing_kernel = false;
-  for (size_t i = 0; i < ours.methods.size(); ++i) {
-    const MethodRun& a = ours.methods[i];
-    const MethodRun& b = theirs.methods[i];
-    if (!a.outputs || !b.outputs) continue;
-    const bool values_compared =
-        compared == nullptr ||
-        std::find(compared->begin(), compared->end(), a.name) != compared->end();
-    if (a.outputs->ok() && !b.outputs->ok() && is_device_input_copy_error(b.outputs->error())) {
-      device_input = true;
-      continue;
-    }
-    if (!a.outputs->ok() && b.outputs->ok() &&
-        mentions(a.outputs->error(), ErrorCode::OperatorMissing, "has no kernel")) {
-      missing_kernel = true;
-      continue;
-    }
-    if (a.outputs->ok() != b.outputs->ok()) {
-      return diverged("execute(" + a.name + "): devplan " +
-                      (a.outputs->ok() ? "ok" : a.outputs->error().to_string()) + "; executorch " +
-                      (b.outputs->ok() ? "ok" : b.outputs->error().to_string()));
-    }
-    if (!a.outputs->ok() || !values_compared) continue;
-    if (!same_output_values(**a.outputs, **b.outputs)) {
-      return diverged("execute(" + a.name + ") outputs: devplan " + values_text(**a.outputs) +
-                      "; executorch " + values_text(**b.outputs));
-    }
-  }
-  if (device_input) ++(*known)[kDivergenceDevicePlannedInput];
-  if (missing_kernel) ++(*known)[kDivergenceMissingKernel];
-  return std::nullopt;
-}
-
 // Failing each device allocation of each method in turn, in both engines: both fail that load
 // and leave nothing live; with the same allocation counts, the loads made the same
 // allocations before the failure. (With ExecuTorch's 0-byte allocations the counts differ and
@@ -373,8 +304,11 @@ DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
     return result;
   }
   if ((result.divergence = compare_ledgers(ours, theirs, "", &result.known))) return result;
-  if ((result.divergence = compare_outputs(ours, theirs, compared_outputs, &result.known)))
+  if (std::optional<std::string> d =
+          compare_method_outputs(ours.methods, theirs.methods, compared_outputs, &result.known)) {
+    result.divergence = diverged(*d);
     return result;
+  }
   result.divergence = compare_faults(devplan_devices, executorch_devices, ours, theirs);
   return result;
 }

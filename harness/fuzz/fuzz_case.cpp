@@ -81,50 +81,6 @@ std::optional<FuzzFinding> check_round_trip(const ProgramScenario& s, const Prog
   return std::nullopt;
 }
 
-// The allocations method `m`'s load added to the ledger (from index `before`).
-std::optional<FuzzFinding> check_placement(const MethodScenario& m, Module& module,
-                                           const std::vector<AllocationRecord>& ledger,
-                                           size_t before) {
-  std::vector<size_t> expected;
-  for (size_t b = 0; b < m.buffers.size(); ++b) {
-    if (!m.buffers[b].device.is_cpu() && m.buffers[b].size > 0) expected.push_back(b);
-  }
-  const size_t made = ledger.size() - before;
-  if (made != expected.size()) {
-    return finding("placement", "loading " + m.name + " made " + std::to_string(made) +
-                                    " device allocations, expected " +
-                                    std::to_string(expected.size()));
-  }
-  Result<const PlannedMemory*> memory = module.planned_memory(m.name);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const size_t b = expected[i];
-    const AllocationRecord& a = ledger[before + i];
-    const std::string owner = m.name + "/buffer " + std::to_string(b);
-    if (a.device != m.buffers[b].device || a.size != m.buffers[b].size || a.alignment != 16 ||
-        a.owner != owner || (*memory)->buffer(b).data() != a.ptr) {
-      return finding("placement", "buffer " + std::to_string(b) + " of " + m.name + " (" +
-                                      std::to_string(m.buffers[b].size) + " B on " +
-                                      m.buffers[b].device.to_string() + ") got " +
-                                      format_allocation(a));
-    }
-  }
-  Method* method = *module.method(m.name);
-  for (size_t t = 0; t < m.tensors.size(); ++t) {
-    const ScenarioTensor& st = m.tensors[t];
-    const Span<uint8_t> buffer = (*memory)->buffer(st.buffer);
-    const uint8_t* data = static_cast<const uint8_t*>(method->value(t).tensor.data);
-    const uint64_t nbytes = scenario_tensor_nbytes(st);
-    if (nbytes == 0) continue;
-    if (data < buffer.data() || data + nbytes > buffer.data() + buffer.size() ||
-        data != buffer.data() + st.offset) {
-      return finding("placement", "tensor " + std::to_string(t) + " of " + m.name +
-                                      " is not at offset " + std::to_string(st.offset) +
-                                      " of its buffer " + std::to_string(st.buffer));
-    }
-  }
-  return std::nullopt;
-}
-
 std::optional<FuzzFinding> check_leaks(const TrackingDeviceAllocator& tracking, const char* check) {
   if (tracking.has_leaks() || tracking.has_misuse()) {
     std::string message;
@@ -249,6 +205,49 @@ std::optional<FuzzFinding> check_corruption(const ProgramScenario& s, SplitMix64
 }
 
 }  // namespace
+
+std::optional<FuzzFinding> check_placement(const MethodScenario& m, Module& module,
+                                           const std::vector<AllocationRecord>& ledger,
+                                           size_t before) {
+  std::vector<size_t> expected;
+  for (size_t b = 0; b < m.buffers.size(); ++b) {
+    if (!m.buffers[b].device.is_cpu() && m.buffers[b].size > 0) expected.push_back(b);
+  }
+  const size_t made = ledger.size() - before;
+  if (made != expected.size()) {
+    return finding("placement", "loading " + m.name + " made " + std::to_string(made) +
+                                    " device allocations, expected " +
+                                    std::to_string(expected.size()));
+  }
+  Result<const PlannedMemory*> memory = module.planned_memory(m.name);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const size_t b = expected[i];
+    const AllocationRecord& a = ledger[before + i];
+    const std::string owner = m.name + "/buffer " + std::to_string(b);
+    if (a.device != m.buffers[b].device || a.size != m.buffers[b].size || a.alignment != 16 ||
+        a.owner != owner || (*memory)->buffer(b).data() != a.ptr) {
+      return finding("placement", "buffer " + std::to_string(b) + " of " + m.name + " (" +
+                                      std::to_string(m.buffers[b].size) + " B on " +
+                                      m.buffers[b].device.to_string() + ") got " +
+                                      format_allocation(a));
+    }
+  }
+  Method* method = *module.method(m.name);
+  for (size_t t = 0; t < m.tensors.size(); ++t) {
+    const ScenarioTensor& st = m.tensors[t];
+    const Span<uint8_t> buffer = (*memory)->buffer(st.buffer);
+    const uint8_t* data = static_cast<const uint8_t*>(method->value(t).tensor.data);
+    const uint64_t nbytes = scenario_tensor_nbytes(st);
+    if (nbytes == 0) continue;
+    if (data < buffer.data() || data + nbytes > buffer.data() + buffer.size() ||
+        data != buffer.data() + st.offset) {
+      return finding("placement", "tensor " + std::to_string(t) + " of " + m.name +
+                                      " is not at offset " + std::to_string(st.offset) +
+                                      " of its buffer " + std::to_string(st.buffer));
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64_t case_seed,
                                          const FuzzCaseOptions& options) {

@@ -23,9 +23,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <harness/scenario/program_scenario.h>
+#include <mocks/ledger_records.h>
 #include <mocks/unload_bug_allocator.h>
+#include <runtime_ext/module/module.h>
 
 namespace devplan::harness {
 
@@ -54,5 +57,11 @@ struct FuzzFinding {
 
 std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64_t case_seed,
                                          const FuzzCaseOptions& options);
+
+// The placement invariant for method `m`, loaded in `module`: the device allocations its load
+// added to `ledger` (from index `before`) and where its tensors lie (see above).
+std::optional<FuzzFinding> check_placement(const MethodScenario& m, Module& module,
+                                           const std::vector<AllocationRecord>& ledger,
+                                           size_t before);
 
 }  // namespace devplan::harness

@@ -5,8 +5,12 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/device_environment.h>
 #include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/fuzz_command_line.h>
 #include <harness/fuzz/progress_pacer.h>
+#include <harness/scenario/scenario_generator.h>
+#include <harness/scenario/scenario_program.h>
 
 namespace devplan::harness {
 namespace {
@@ -84,6 +88,47 @@ TEST(ProgressPacer, OneLineEachIntervalFromTheLastOne) {
   EXPECT_TRUE(pacer.due(6.5));
   EXPECT_TRUE(pacer.due(30.0));  // after a long case, one line, not one per missed interval
   EXPECT_FALSE(pacer.due(31.0));
+}
+
+// The placement check holds a load to its ledger entry by entry: the device, size, alignment,
+// owner and pointer of each device buffer's allocation. A ledger that names another owner for
+// the buffer is a finding that shows the allocation.
+TEST(FuzzCampaign, PlacementChecksEveryFieldOfTheAllocation) {
+  ProgramScenario s;
+  size_t mi = 0;
+  for (uint64_t seed = 1; s.methods.empty(); ++seed) {
+    ProgramScenario candidate =
+        resolve_program_draft(generate_program_draft(seed, command_line_scenario()));
+    for (size_t i = 0; i < candidate.methods.size(); ++i) {
+      for (const ScenarioBuffer& b : candidate.methods[i].buffers) {
+        if (!b.device.is_cpu() && b.size > 0 && s.methods.empty()) {
+          s = candidate;
+          mi = i;
+        }
+      }
+    }
+  }
+  const MethodScenario& m = s.methods[mi];
+  std::unique_ptr<DeviceEnvironment> env =
+      std::move(DeviceEnvironment::create(DeviceKind::Simulated)).value();
+  Module module(build_program(s), env->module_options());
+  ASSERT_TRUE(module.load_method(m.name).ok());
+  std::vector<AllocationRecord> ledger = env->tracking()->ledger();
+  ASSERT_FALSE(ledger.empty());
+  EXPECT_EQ(check_placement(m, module, ledger, 0), std::nullopt);
+  const std::string right_owner = ledger[0].owner;
+  ledger[0].owner = m.name + "/buffer 99";
+  std::optional<FuzzFinding> f = check_placement(m, module, ledger, 0);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->check, "placement");
+  EXPECT_NE(f->message.find(" got " + format_allocation(ledger[0])), std::string::npos)
+      << f->message;
+  ledger[0].owner = right_owner;
+  ledger[0].alignment = 8;
+  EXPECT_TRUE(check_placement(m, module, ledger, 0).has_value());
+  ledger[0].alignment = 16;
+  ledger[0].size += 1;
+  EXPECT_TRUE(check_placement(m, module, ledger, 0).has_value());
 }
 
 }  // namespace
