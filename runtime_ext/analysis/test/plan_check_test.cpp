@@ -429,6 +429,26 @@ TEST(PlanCheckViewBaseTest, AMutableBufferHoldsItsBytesBeforeItsFirstWrite) {
   EXPECT_TRUE(c.overlaps.empty());
 }
 
+// A kernel that returns a tensor and then a tensor list (args ..., a, list, a, list) writes the
+// list's items, which are also its arguments, whichever return the list is.
+TEST(PlanCheckTest, EveryReturnedListWritesItsItems) {
+  ViewMethod f;
+  const int32_t x = f.tensor(4, 0);
+  const int32_t t1 = f.tensor(4, 16);
+  const int32_t t2 = f.tensor(4, 32);
+  const int32_t a = f.tensor(4, 48);
+  const int32_t list = f.m->add_tensor_list({t1, t2});
+  f.m->add_kernel_call("devplan_test::split_pair", "out", {x, t1, t2, a, list, a, list});
+  f.m->set_inputs({x});
+  f.m->set_outputs({a, t1, t2});
+  const MethodCheck c = f.check();
+  for (int32_t v : {t1, t2, a}) {
+    EXPECT_FALSE(c.mutable_buffer[v]) << "value " << v;
+    EXPECT_EQ(c.lifetimes[v].first, 0) << "value " << v;
+  }
+  EXPECT_TRUE(c.overlaps.empty());
+}
+
 // m is read before anything writes it and is not an input: a mutable buffer, whose state must
 // last from the first step to the last. w, written into m's bytes by the last instruction,
 // overlaps it.
