@@ -211,6 +211,11 @@ def survivors_of(results_path, all_mutants):
         for m in candidates:
             if m.id == record["id"]:
                 return m
+        if not record["old"]:
+            # An insertion ("continue;", "break;") is only itself where its anchor line is: the
+            # same words inserted elsewhere are another mutant.
+            return None
+        candidates = [m for m in candidates if list(m.old) == record["old"]]
         ranked = sorted(candidates, key=lambda m: abs(m.line - record["line"]))
         if not ranked or (len(ranked) > 1 and abs(ranked[0].line - record["line"]) == abs(
                 ranked[1].line - record["line"])):
