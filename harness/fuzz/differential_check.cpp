@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include <harness/commands/tensor_values.h>
 #include <harness/engine/engine.h>
 
 namespace devplan::harness {
@@ -121,27 +120,6 @@ Result<std::vector<std::vector<FaultProbe>>> probe_faults(
 }
 
 std::string status_text(const Error& e) { return e.ok() ? "ok" : e.to_string(); }
-
-}  // namespace
-
-bool same_output_values(const std::vector<OutputValues>& a, const std::vector<OutputValues>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t o = 0; o < a.size(); ++o) {
-    Result<std::vector<std::string>> va = output_texts(a[o]);
-    Result<std::vector<std::string>> vb = output_texts(b[o]);
-    if (!va.ok() || !vb.ok() || va->size() != vb->size()) return false;
-    const bool floating = a[o].tag == ValueTag::Double ||
-                          (a[o].tag == ValueTag::Tensor && is_floating_dtype(a[o].dtype));
-    for (size_t i = 0; i < va->size(); ++i) {
-      const std::string& x = (*va)[i];
-      const std::string& y = (*vb)[i];
-      if (x != y && !(floating && is_nan_text(x) && is_nan_text(y))) return false;
-    }
-  }
-  return true;
-}
-
-namespace {
 
 std::optional<FuzzFinding> diverged(const std::string& message) {
   return FuzzFinding{"differential", message};

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/run_report.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/core/result.h>
 
@@ -22,6 +23,11 @@ struct MethodRun {
   uint64_t allocate_calls = 0;  // device allocate() calls its load made
   std::optional<Result<std::vector<OutputValues>>> outputs;  // when executed
 };
+
+// Whether two engines' outputs agree: the same elements as text, except that in a
+// floating-point output every NaN equals every NaN ("nan" and "-nan"): IEEE 754 leaves the sign
+// and payload of a NaN result to the implementation. Every other value is compared exactly.
+bool same_output_values(const std::vector<OutputValues>& a, const std::vector<OutputValues>& b);
 
 // Whether `e` has `code` and its message contains `text`.
 bool error_mentions(const Error& e, ErrorCode code, const char* text);
