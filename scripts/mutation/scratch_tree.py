@@ -27,6 +27,17 @@ BUILD_SETTINGS = [
 SKIPPED_AT_TOP = ("build*", ".git", ".venv*", ".deps", "out")
 
 
+def source_files(top):
+    """The files under `top` (relative paths), less the folders of SKIPPED_AT_TOP."""
+    for folder, dirs, names in os.walk(top):
+        relative_folder = os.path.relpath(folder, top)
+        if relative_folder == ".":
+            dirs[:] = [d for d in dirs if not any(
+                fnmatch.fnmatch(d, pattern) for pattern in SKIPPED_AT_TOP)]
+        for name in names:
+            yield os.path.normpath(os.path.join(relative_folder, name))
+
+
 class ScratchTree:
     def __init__(self, repo, work, jobs):
         self.repo = repo
@@ -45,25 +56,13 @@ class ScratchTree:
         build made from the previous copy, which would then not be rebuilt); unchanged files
         keep theirs, so nothing is rebuilt for them. Files gone from the working tree go."""
         os.makedirs(self.src, exist_ok=True)
-        wanted = set()
-        for folder, dirs, names in os.walk(self.repo):
-            relative_folder = os.path.relpath(folder, self.repo)
-            if relative_folder == ".":
-                dirs[:] = [d for d in dirs if not any(
-                    fnmatch.fnmatch(d, pattern) for pattern in SKIPPED_AT_TOP)]
-            for name in names:
-                relative = os.path.normpath(os.path.join(relative_folder, name))
-                wanted.add(relative)
-                self._copy_if_changed(relative)
-        for folder, dirs, names in os.walk(self.src):
-            relative_folder = os.path.relpath(folder, self.src)
-            if relative_folder == ".":
-                dirs[:] = [d for d in dirs if not any(
-                    fnmatch.fnmatch(d, pattern) for pattern in SKIPPED_AT_TOP)]
-            for name in names:
-                relative = os.path.normpath(os.path.join(relative_folder, name))
-                if relative not in wanted and not os.path.islink(os.path.join(folder, name)):
-                    os.remove(os.path.join(folder, name))
+        wanted = set(source_files(self.repo))
+        for relative in wanted:
+            self._copy_if_changed(relative)
+        for relative in source_files(self.src):
+            full = os.path.join(self.src, relative)
+            if relative not in wanted and not os.path.islink(full):
+                os.remove(full)
         deps = os.path.join(self.src, ".deps")  # ExecuTorch's runtime, used in place
         if os.path.isdir(os.path.join(self.repo, ".deps")) and not os.path.lexists(deps):
             os.symlink(os.path.join(self.repo, ".deps"), deps)
