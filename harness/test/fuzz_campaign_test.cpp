@@ -71,9 +71,10 @@ TEST(FuzzCampaign, CleanCasesFreeEveryAllocationTheyMake) {
   const CampaignResult r = run_campaign(o, {});
   ASSERT_FALSE(r.failure.has_value()) << r.failure->finding.message;
   EXPECT_EQ(r.cases, 40u);
-  EXPECT_GT(r.totals.allocations, 40u);
-  EXPECT_EQ(r.totals.frees, r.totals.allocations);
-  EXPECT_GE(r.totals.allocated_bytes, r.totals.allocations);
+  // The cases come from the seed alone, so their allocations are fixed.
+  EXPECT_EQ(r.totals.allocations, 2123u);
+  EXPECT_EQ(r.totals.frees, 2123u);
+  EXPECT_EQ(r.totals.allocated_bytes, 13725406u);
 }
 
 // Plain progress lines come one interval apart, measured from the last line written.
@@ -121,14 +122,19 @@ TEST(FuzzCampaign, PlacementChecksEveryFieldOfTheAllocation) {
   std::optional<FuzzFinding> f = check_placement(m, module, ledger, 0);
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->check, "placement");
-  EXPECT_NE(f->message.find(" got " + format_allocation(ledger[0])), std::string::npos)
-      << f->message;
+  EXPECT_EQ(f->message,
+            "buffer 0 of encode (3440 B on cuda:1) got #1 cuda:1 3440 B (3.4 KiB) align 16 owner "
+            "encode/buffer 99");
   ledger[0].owner = right_owner;
   ledger[0].alignment = 8;
-  EXPECT_TRUE(check_placement(m, module, ledger, 0).has_value());
+  EXPECT_EQ(check_placement(m, module, ledger, 0).value_or(FuzzFinding()).message,
+            "buffer 0 of encode (3440 B on cuda:1) got #1 cuda:1 3440 B (3.4 KiB) align 8 owner "
+            "encode/buffer 0");
   ledger[0].alignment = 16;
   ledger[0].size += 1;
-  EXPECT_TRUE(check_placement(m, module, ledger, 0).has_value());
+  EXPECT_EQ(check_placement(m, module, ledger, 0).value_or(FuzzFinding()).message,
+            "buffer 0 of encode (3440 B on cuda:1) got #1 cuda:1 3441 B (3.4 KiB) align 16 owner "
+            "encode/buffer 0");
 }
 
 }  // namespace
