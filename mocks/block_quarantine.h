@@ -1,4 +1,4 @@
-// BlockQuarantine: the freed blocks that HostBackedDeviceAllocator keeps before their memory goes
+// BlockQuarantine: the freed blocks that BlockStoreDeviceAllocator keeps before their memory goes
 // back to the system, oldest first, bounded by a block count and a byte total. Keeping a freed
 // block a while means its address is not handed out again while a stale pointer to it may still
 // be around, so misuse through that pointer is still recognised as misuse of that block.

@@ -2,7 +2,7 @@
 // RMM's resource adaptors. An adaptor wraps an upstream DeviceAllocator, forwards every call to
 // it unless it overrides the call, and adds one job (statistics, limits, faults, ...).
 //
-//   HostBackedDeviceAllocator host;
+//   BlockStoreDeviceAllocator host;
 //   LimitingDeviceAllocator limited(&host);
 //   DEVPLAN_RETURN_IF_ERROR(limited.set_capacity(0, 1 << 20));
 //

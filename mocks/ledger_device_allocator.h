@@ -4,7 +4,7 @@
 // frees are recorded and not forwarded; bad copies are recorded, not forwarded, and return
 // InvalidArgument with the report line in the message. Misuse never touches memory.
 //
-//   HostBackedDeviceAllocator host;
+//   BlockStoreDeviceAllocator host;
 //   LedgerDeviceAllocator ledger(&host);
 //   host.set_release_listener([&](const void* p) { ledger.memory_released(p); });
 //
@@ -12,7 +12,7 @@
 // caller named (a wrong-device free is recorded, and still frees the block). A freed block counts
 // as still holding memory (for peek and the host-overlap check) until memory_released() is called
 // for it: wire it to the release listener of the layer that quarantines
-// (HostBackedDeviceAllocator). A zero-byte copy succeeds without any check; a null host pointer is
+// (BlockStoreDeviceAllocator). A zero-byte copy succeeds without any check; a null host pointer is
 // InvalidArgument, not misuse.
 //
 // Threading and ownership: see DeviceAllocatorAdaptor; a shared sequence must outlive it.

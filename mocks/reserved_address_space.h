@@ -1,5 +1,5 @@
 // ReservedAddressSpace: simulated device blocks that are address ranges with no host memory
-// behind them (HostBackedDeviceAllocator's DeviceBacking::Unbacked). A block is an anonymous
+// behind them (BlockStoreDeviceAllocator's DeviceBacking::Unbacked). A block is an anonymous
 // PROT_NONE mapping reserved with MAP_NORESERVE, so 16 GiB of "device memory" costs a page-table
 // entry, not 16 GiB of RAM, and any host access to it faults (a stronger check than a poison
 // pattern: a kernel that dereferences a device pointer on the host crashes at once).

@@ -2,7 +2,7 @@
 // caller already knows, as RMM's device_memory_resource::deallocate(ptr, bytes) is told the size.
 // The adaptors of TrackingDeviceAllocator pass sizes down this way, so that the layers that count
 // bytes (statistics, capacity) keep no pointer map of their own: only the bottom layer
-// (HostBackedDeviceAllocator) maps pointers to blocks, and answers find_live_block() for a plain
+// (BlockStoreDeviceAllocator) maps pointers to blocks, and answers find_live_block() for a plain
 // deallocate() that arrives without a size.
 #pragma once
 

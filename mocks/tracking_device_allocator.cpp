@@ -62,6 +62,13 @@ TrackingDeviceAllocator::TrackingDeviceAllocator(DeviceType type) : type_(type) 
   settings_.available.set();
 }
 
+TrackingDeviceAllocator::TrackingDeviceAllocator(DeviceAllocator* upstream)
+    : type_(upstream->device_type()), upstream_(upstream) {
+  settings_.capacity.fill(UINT64_MAX);
+  settings_.available.set();
+  settings_.backing = DeviceBacking::Device;
+}
+
 // The shards go with owned_shards_: each host layer frees every block it still holds.
 TrackingDeviceAllocator::~TrackingDeviceAllocator() = default;
 
@@ -78,7 +85,7 @@ TrackingShard& TrackingDeviceAllocator::shard_for(DeviceIndex index) {
   std::lock_guard<std::mutex> lock(shards_mu_);
   const size_t slot = slot_of(index);
   if (owned_shards_[slot] == nullptr) {
-    auto shard = std::make_unique<TrackingShard>(type_, kName, &calls_);
+    auto shard = std::make_unique<TrackingShard>(type_, kName, &calls_, upstream_);
     apply_settings(*shard);
     shards_[slot].store(shard.get(), std::memory_order_release);
     owned_shards_[slot] = std::move(shard);
@@ -268,6 +275,7 @@ void TrackingDeviceAllocator::set_fill_patterns(bool on) {
 }
 
 void TrackingDeviceAllocator::set_backing(DeviceBacking backing) {
+  if (upstream_ != nullptr) return;
   change_settings([&](Settings& s) { s.backing = backing; });
 }
 

@@ -1,9 +1,11 @@
-// TrackingDeviceAllocator: a simulated DeviceAllocator whose "device memory" is host memory and
-// which keeps a ledger of every allocation, records misuse instead of crashing, injects faults
-// and simulates per-device capacity. It is the allocator the harness, the property tests and
-// the leak-checked test fixture install for CUDA.
+// TrackingDeviceAllocator: a DeviceAllocator that keeps a ledger of every allocation, records
+// misuse instead of crashing, injects faults and limits per-device capacity. Its memory is
+// simulated (host memory standing in for a device) or, given an upstream allocator, real device
+// memory (CudaAllocator): the same checks, faults and reports over either. It is the allocator the
+// harness, the property tests and the leak-checked test fixture install for CUDA.
 //
 //   TrackingDeviceAllocator cuda;                  // serves DeviceType::CUDA, indices 0..127
+//   TrackingDeviceAllocator gpu(&cuda_allocator);  // the same over real memory (see below)
 //   ScopedDeviceAllocator scoped(&cuda);           // install on the global registry
 //   DEVPLAN_RETURN_IF_ERROR(cuda.set_capacity(0, 1 << 20));   // cuda:0 holds 1 MiB
 //   cuda.fail_allocation_at(3);                    // the 3rd allocate() call fails
@@ -25,6 +27,13 @@
 //   leak:    "#7 cuda:0 48 B align 16 owner forward/buffer 1"   (owner "-" when none was set)
 //   misuse:  "double free of #3 cuda:0 48 B owner forward/buffer 1"
 //            (see MisuseKind for every kind's line).
+//
+// Real memory. With an upstream, every block comes from the upstream (DeviceBacking::Device) and
+// every check below happens before the upstream sees a call: a double free, a free on the wrong
+// device, a copy to a host pointer named as device memory or past a block's end never reach the
+// driver. The patterns are written through the upstream's copies; the quarantine holds freed
+// blocks back from the upstream; ASan poisoning and DeviceBacking::Unbacked apply to host memory
+// only. An index the upstream does not have fails as the upstream says (a failed allocation).
 //
 // Memory. By default (DeviceBacking::Host) each block is a separate host allocation of exactly the
 // requested size at the requested alignment; new blocks are filled with kFreshPattern (0xCD) and
@@ -55,7 +64,8 @@
 //     ValidatingDeviceAllocator      InvalidArgument: alignment, negative index, device set
 //      FailureInjectingDeviceAllocator  injected allocation and copy faults
 //       LimitingDeviceAllocator      capacity and largest allocation
-//        HostBackedDeviceAllocator   host memory, fill patterns, quarantine, ASan poisoning
+//        BlockStoreDeviceAllocator   host memory or the upstream's, fill patterns, quarantine,
+//                                    ASan poisoning
 //
 // Why this order: a layer checks before it forwards, so the order of the layers is the order of
 // the checks documented at allocate(). The ledger is outermost so that it sees every call (it
@@ -100,9 +110,9 @@
 #include <vector>
 
 #include <mocks/allocation_sequence.h>
+#include <mocks/block_store_device_allocator.h>
 #include <mocks/copy_direction.h>
 #include <mocks/failure_injecting_device_allocator.h>
-#include <mocks/host_backed_device_allocator.h>
 #include <mocks/ledger_device_allocator.h>
 #include <mocks/ledger_records.h>
 #include <mocks/limiting_device_allocator.h>
@@ -120,12 +130,12 @@ namespace devplan {
 
 class TrackingDeviceAllocator : public DeviceAllocator {
  public:
-  static constexpr uint8_t kFreshPattern = HostBackedDeviceAllocator::kFreshPattern;
-  static constexpr uint8_t kFreedPattern = HostBackedDeviceAllocator::kFreedPattern;
+  static constexpr uint8_t kFreshPattern = BlockStoreDeviceAllocator::kFreshPattern;
+  static constexpr uint8_t kFreedPattern = BlockStoreDeviceAllocator::kFreedPattern;
   static constexpr size_t kDefaultQuarantineBytes =
-      HostBackedDeviceAllocator::kDefaultQuarantineBytes;
+      BlockStoreDeviceAllocator::kDefaultQuarantineBytes;
   static constexpr size_t kDefaultQuarantineBlocks =
-      HostBackedDeviceAllocator::kDefaultQuarantineBlocks;
+      BlockStoreDeviceAllocator::kDefaultQuarantineBlocks;
   // How many released blocks (out of the quarantine) stay known as freed.
   static constexpr size_t kRememberedReleases = BlockRegistry::kRememberedReleases;
   // Larger alignments are InvalidArgument (a GPU allocator gives 256; this is generous).
@@ -137,6 +147,8 @@ class TrackingDeviceAllocator : public DeviceAllocator {
 
   // Serves `type` (CUDA by default); every index 0..127 exists until restricted.
   explicit TrackingDeviceAllocator(DeviceType type = DeviceType::CUDA);
+  // Serves `upstream`'s device type with its memory; the upstream must outlive this allocator.
+  explicit TrackingDeviceAllocator(DeviceAllocator* upstream);
   // Frees every block it still holds, live or quarantined.
   ~TrackingDeviceAllocator() override;
   TrackingDeviceAllocator(const TrackingDeviceAllocator&) = delete;
@@ -209,11 +221,14 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   void set_fill_patterns(bool on);
   // How blocks allocated from now on are backed: DeviceBacking::Host (the default: host memory
   // of the block's size, filled with the patterns) or DeviceBacking::Unbacked (an address range
-  // with no host memory; copies back just the pages they touch; see HostBackedDeviceAllocator).
+  // with no host memory; copies back just the pages they touch; see BlockStoreDeviceAllocator).
   // Every check of the ledger applies to both. Runs that only load and unload (simulate) use
   // Unbacked, so a program with 64 GiB of planned device memory loads in a few MB of RAM.
+  // Ignored with an upstream (always DeviceBacking::Device).
   void set_backing(DeviceBacking backing);
   DeviceBacking backing() const;
+  // The allocator real device blocks come from; nullptr for simulated devices.
+  DeviceAllocator* upstream() const { return upstream_; }
   // Host bytes that copies have backed inside unbacked blocks (live and quarantined ones).
   size_t unbacked_backed_bytes() const;
   // Sets the largest size one allocation may have (default kDefaultMaxAllocationBytes).
@@ -301,6 +316,7 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   void record_misuse(DetectedMisuse misuse, DeviceIndex index, const void* ptr);
 
   const DeviceType type_;
+  DeviceAllocator* const upstream_ = nullptr;
   std::atomic<uint64_t> calls_{0};  // the sequence counter every shard numbers calls from
   // Guards making shards, settings_ and misuse_; taken before any shard's lock.
   mutable std::mutex shards_mu_;

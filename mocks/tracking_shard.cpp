@@ -3,9 +3,9 @@
 namespace devplan {
 
 TrackingShard::TrackingShard(DeviceType type, const char* name,
-                             std::atomic<uint64_t>* sequence_counter)
+                             std::atomic<uint64_t>* sequence_counter, DeviceAllocator* upstream)
     : sequence_(sequence_counter),
-      host_(type, name),
+      host_(type, name, upstream),
       limits_(&host_, name),
       faults_(&limits_, &sequence_, name),
       devices_(&faults_, name),

@@ -1,5 +1,5 @@
 // TrackingShard: one device index's part of a TrackingDeviceAllocator: the full stack of
-// adaptors (ledger, statistics, validation, faults, limits, host memory) under a lock of its
+// adaptors (ledger, statistics, validation, faults, limits, the block store) under a lock of its
 // own, numbering its calls from the allocator's shared counter.
 //
 //   std::atomic<uint64_t> calls{0};
@@ -21,8 +21,8 @@
 #include <mutex>
 
 #include <mocks/allocation_sequence.h>
+#include <mocks/block_store_device_allocator.h>
 #include <mocks/failure_injecting_device_allocator.h>
-#include <mocks/host_backed_device_allocator.h>
 #include <mocks/ledger_device_allocator.h>
 #include <mocks/limiting_device_allocator.h>
 #include <mocks/statistics_device_allocator.h>
@@ -32,7 +32,9 @@ namespace devplan {
 
 class TrackingShard {
  public:
-  TrackingShard(DeviceType type, const char* name, std::atomic<uint64_t>* sequence_counter);
+  // With an `upstream`, the bottom layer takes its blocks from it (a real device).
+  TrackingShard(DeviceType type, const char* name, std::atomic<uint64_t>* sequence_counter,
+                DeviceAllocator* upstream = nullptr);
   TrackingShard(const TrackingShard&) = delete;
   TrackingShard& operator=(const TrackingShard&) = delete;
 
@@ -46,14 +48,14 @@ class TrackingShard {
   ValidatingDeviceAllocator& devices() { return devices_; }
   FailureInjectingDeviceAllocator& faults() { return faults_; }
   LimitingDeviceAllocator& limits() { return limits_; }
-  HostBackedDeviceAllocator& host() { return host_; }
-  const HostBackedDeviceAllocator& host() const { return host_; }
+  BlockStoreDeviceAllocator& host() { return host_; }
+  const BlockStoreDeviceAllocator& host() const { return host_; }
 
  private:
   mutable std::mutex mu_;  // serializes every call into the stack below
   // The layers, innermost first (each wraps the one declared before it).
   AllocationSequence sequence_;  // shared by the ledger (numbers) and fault injection (reads)
-  HostBackedDeviceAllocator host_;
+  BlockStoreDeviceAllocator host_;
   LimitingDeviceAllocator limits_;
   FailureInjectingDeviceAllocator faults_;
   ValidatingDeviceAllocator devices_;

@@ -12,7 +12,7 @@
 //                  blocks per device), one shard per device;
 //   tracking_lean  the same with set_fill_patterns(false) and set_quarantine_limits(0, 0): what
 //                  the two optional detections cost is the difference to "tracking";
-//   host           HostBackedDeviceAllocator alone (its defaults) behind one mutex: the host
+//   host           BlockStoreDeviceAllocator alone (its defaults) behind one mutex: the host
 //                  layer's share of "tracking" (threads:1 only);
 //   malloc         bench::MallocDeviceAllocator, the baseline.
 // The tracking allocators' ledgers are reset after each run.
@@ -32,7 +32,7 @@
 
 #include <harness/bench/bench_ratios.h>
 #include <harness/bench/malloc_device_allocator.h>
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
@@ -82,7 +82,7 @@ class LockedHostAllocator : public DeviceAllocator {
 
  private:
   std::mutex mu_;
-  HostBackedDeviceAllocator host_;
+  BlockStoreDeviceAllocator host_;
 };
 LockedHostAllocator& host_allocator() {
   static LockedHostAllocator* allocator = new LockedHostAllocator();

@@ -28,7 +28,7 @@ struct Tolerances {
 
 struct BundledTestOptions {
   std::string method;  // empty: every test suite
-  DeviceKind device = DeviceKind::Simulated;
+  DeviceSetup device;  // --device, --device-map
   RuntimeKind runtime = RuntimeKind::Devplan;
   MemoryCeilings ceilings;
   Tolerances tolerances;

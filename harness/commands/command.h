@@ -59,12 +59,12 @@ bool write_output(const char* command, const std::string& path, const std::strin
 int exit_after_write_failure(int code);
 
 struct RunReport;
-// Executes `method` (the first method when empty) of the program in `file` on simulated
-// devices with `inputs` (see `devplan run --input`; missing inputs are ones). `usage_error` is
+// Executes `method` (the first method when empty) of the program in `file` on `device`'s devices
+// with `inputs` (see `devplan run --input`; missing inputs are ones). `usage_error` is
 // set when the failure is the caller's (an unknown method, bad input text).
 Result<RunReport> run_program(const std::string& file, const std::string& method,
                               const std::vector<std::string>& inputs, bool* usage_error,
-                              DeviceKind device = DeviceKind::Simulated,
+                              const DeviceSetup& device = DeviceSetup(),
                               RuntimeKind runtime = RuntimeKind::Devplan,
                               const MemoryCeilings& ceilings = MemoryCeilings(),
                               const std::vector<std::string>& data_paths = {});

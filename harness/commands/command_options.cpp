@@ -71,13 +71,34 @@ CLI::Option* add_percent_option(CLI::App& app, const std::string& name, std::opt
       ->check(cli::checked_by(&parse_percent));
 }
 
-CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device) {
-  return app
-      .add_option_function<std::string>(
-          "--device", [&device](const std::string& text) { device = *parse_device_kind(text); },
-          "where device buffers live: simulated (default; tracked host memory) or cuda")
+void add_device_options(CLI::App& app, DeviceSetup& device) {
+  app.add_option_function<std::string>(
+         "--device", [&device](const std::string& text) { device.kind = *parse_device_kind(text); },
+         "where device buffers live: simulated (default; tracked host memory) or cuda (the GPU's "
+         "memory, under the same ledger, misuse checks, faults and capacities)")
       ->type_name("simulated|cuda")
       ->check(cli::checked_by(&parse_device_kind));
+  app.add_option_function<std::vector<std::string>>(
+         "--device-map",
+         [&device](const std::vector<std::string>& texts) {
+           for (const std::string& text : texts) {
+             const auto [planned, present] = *parse_device_map_entry(text);
+             Error added = device.map.add(planned, present);
+             if (!added.ok()) throw CLI::ValidationError("--device-map", added.message());
+           }
+         },
+         "with --device cuda: run what the program places on PLANNED on the GPU PRESENT "
+         "(repeatable), e.g. cuda:1=cuda:0 for a two-GPU program on one GPU; reports keep the "
+         "planned devices and name the map")
+      ->type_name("PLANNED=PRESENT")
+      ->check(cli::checked_by(&parse_device_map_entry));
+  app.parse_complete_callback([&device] {
+    if (!device.map.empty() && device.kind != DeviceKind::Cuda) {
+      throw CLI::ValidationError("--device-map",
+                                 "needs --device cuda (the simulated devices have every index "
+                                 "from cuda:0 to cuda:127)");
+    }
+  });
 }
 
 }  // namespace devplan::harness

@@ -38,7 +38,8 @@ CLI::Option* add_percent_option(CLI::App& app, const std::string& name, std::opt
 // --data FILE.ptd, repeatable: the data files that hold the program's external tensors.
 CLI::Option* add_data_option(CLI::App& app, std::vector<std::string>& paths);
 
-// --device simulated|cuda (default simulated).
-CLI::Option* add_device_kind_option(CLI::App& app, DeviceKind& device);
+// --device simulated|cuda (default simulated) and --device-map PLANNED=PRESENT (repeatable; a
+// planned device mapped twice is refused when the environment is made).
+void add_device_options(CLI::App& app, DeviceSetup& device);
 
 }  // namespace devplan::harness

@@ -1,20 +1,33 @@
-// DeviceEnvironment: the devices a harness command runs against. `simulated` (the default) is a
-// TrackingDeviceAllocator for CUDA (host-backed, with its ledger, misuse checks and faults) and
-// the SimulatedDeviceBackend; `cuda` is the real CudaAllocator and CUDA add backend, available
-// when devplan was built with CUDA and a GPU is present. Either way a RecordingDeviceAllocator
-// sits in front, so the allocation sequence, the ledger and the leaks come out the same. With
-// an UnloadBug other than None (`--inject-bug`), an UnloadBugAllocator sits in front of the
-// recorder, so every engine frees wrongly in the same way and the recorder sees each call.
+// DeviceEnvironment: the devices a harness command runs against. Both kinds are one stack: a
+// TrackingDeviceAllocator (ledger, misuse checks, fault injection, capacities, statistics)
+// over the device memory, with a RecordingDeviceAllocator in front, so the allocation sequence,
+// the ledger, the leaks, the misuse and the report lines come out the same on either:
 //
-//   Result<std::unique_ptr<DeviceEnvironment>> env = DeviceEnvironment::create(DeviceKind::Cuda);
+//   simulated (the default)  host memory stands in for cuda:0..127;
+//   cuda                     real memory from CudaAllocator (cudaMalloc), through an
+//                            IndexMappingDeviceAllocator when --device-map sends a planned index
+//                            to another GPU; available when devplan was built with CUDA and a GPU
+//                            is present.
+//
+// The device backends (the fixtures' DeviceAddBackend and the exporter's DevplanDeviceBackend)
+// stage their operands through the registered allocator's copies and compute on the host, so
+// they run on either kind and give the same bits. With an UnloadBug other than None
+// (`--inject-bug`), an UnloadBugAllocator sits in front of the recorder, so every engine frees
+// wrongly in the same way and the recorder sees each call.
+//
+//   DeviceSetup setup{DeviceKind::Cuda};
+//   DEVPLAN_RETURN_IF_ERROR(setup.map.add(1, 0));          // --device-map cuda:1=cuda:0
+//   Result<std::unique_ptr<DeviceEnvironment>> env = DeviceEnvironment::create(setup);
 //   if (!env.ok()) ...   // NotSupported: built without CUDA, or no usable GPU (the CUDA error)
 //   Module module(file, (*env)->module_options());
 #pragma once
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <mocks/index_mapping_device_allocator.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
@@ -28,36 +41,78 @@ enum class DeviceKind : int { Simulated, Cuda };
 // "simulated" or "cuda"; InvalidArgument otherwise.
 Result<DeviceKind> parse_device_kind(const std::string& text);
 
+// --device-map: planned CUDA indices sent to other CUDA indices of the machine.
+struct DeviceMap {
+  std::vector<std::pair<DeviceIndex, DeviceIndex>> entries;  // (planned, present), in order given
+
+  bool empty() const { return entries.empty(); }
+  // Adds planned -> present. InvalidArgument for a negative index or a planned index mapped
+  // already to another one.
+  Error add(DeviceIndex planned, DeviceIndex present);
+  // "cuda:1=cuda:0, cuda:2=cuda:0"; "" when empty.
+  std::string describe() const;
+};
+
+// One --device-map value, "cuda:P=cuda:Q": InvalidArgument naming the text otherwise.
+Result<std::pair<DeviceIndex, DeviceIndex>> parse_device_map_entry(const std::string& text);
+
+// What --device and --device-map chose.
+struct DeviceSetup {
+  DeviceKind kind = DeviceKind::Simulated;
+  DeviceMap map;  // only with DeviceKind::Cuda
+  // DeviceKind::Cuda's memory: nullptr for the process's CudaAllocator; tests give a
+  // CudaAllocator over the CUDA runtime seam's fake, so the whole CUDA path runs without a GPU.
+  // Not owned; it must outlive the environment.
+  DeviceAllocator* memory = nullptr;
+};
+
 class DeviceEnvironment {
  public:
-  static Result<std::unique_ptr<DeviceEnvironment>> create(DeviceKind kind,
+  static Result<std::unique_ptr<DeviceEnvironment>> create(const DeviceSetup& setup,
                                                            UnloadBug bug = UnloadBug::None);
+  static Result<std::unique_ptr<DeviceEnvironment>> create(DeviceKind kind,
+                                                           UnloadBug bug = UnloadBug::None) {
+    return create(DeviceSetup{kind, {}, nullptr}, bug);
+  }
 
   DeviceKind kind() const { return kind_; }
+  // The device map in use (empty on simulated devices).
+  const DeviceMap& device_map() const { return map_; }
   // Registries for ModuleOptions::runtime, set to these devices.
   ModuleOptions module_options() const;
-  // The simulated device's allocator (fault injection, capacities); null for real CUDA.
+  // The allocator under every engine, simulated or over real memory: fault injection,
+  // capacities, ledger, misuse.
   TrackingDeviceAllocator* tracking() { return tracking_.get(); }
+  const TrackingDeviceAllocator* tracking() const { return tracking_.get(); }
   // The CUDA allocator every engine allocates through (the registered one: the recorder in
   // front of the devices, behind the injected bug if any).
   DeviceAllocator* device_allocator() { return registered_; }
   // The registry holding it (ModuleOptions::runtime.allocators).
   const DeviceAllocatorRegistry& allocators() const { return allocators_; }
+  // "unbacked" or "host" (simulated devices, as set_backing chose) or "cuda".
+  std::string device_memory() const;
 
   std::vector<AllocationEvent> events() const { return recording_->events(); }
   // Successful allocations in order, each live or freed.
-  std::vector<AllocationRecord> ledger() const;
-  std::vector<AllocationRecord> leaks() const;
-  std::vector<std::string> leak_lines() const;
-  // Misuse lines: the tracking allocator's, or frees of unknown pointers on real devices.
-  std::vector<std::string> misuse_lines() const;
+  std::vector<AllocationRecord> ledger() const { return tracking_->ledger(); }
+  std::vector<AllocationRecord> leaks() const { return tracking_->live_allocations(); }
+  std::vector<std::string> leak_lines() const { return tracking_->leak_report_lines(); }
+  std::vector<std::string> misuse_lines() const { return tracking_->misuse_report_lines(); }
 
  private:
   DeviceEnvironment() = default;
+  // The real-device stack over `memory`.
+  static Result<std::unique_ptr<DeviceEnvironment>> create_over(DeviceAllocator* memory,
+                                                                const DeviceMap& map,
+                                                                UnloadBug bug);
+  // Stacks the recorder, the bug and the backends over tracking_.
+  Error finish(UnloadBug bug);
 
   DeviceKind kind_ = DeviceKind::Simulated;
+  DeviceMap map_;
+  std::unique_ptr<IndexMappingDeviceAllocator> mapping_;  // real devices only
   std::unique_ptr<TrackingDeviceAllocator> tracking_;
-  std::unique_ptr<SimulatedDeviceBackend> simulated_backend_;
+  std::unique_ptr<SimulatedDeviceBackend> add_backend_;      // kAddBackendId
   std::unique_ptr<SimulatedDeviceBackend> devplan_backend_;  // kDevplanBackendId
   std::unique_ptr<RecordingDeviceAllocator> recording_;
   std::unique_ptr<UnloadBugAllocator> unload_bug_;  // only with an injected bug

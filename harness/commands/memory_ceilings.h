@@ -3,7 +3,8 @@
 //
 //   --max-device-allocation SIZE   the largest one simulated device allocation may be. Default:
 //                                  1 TiB with unbacked device memory (an address range costs no
-//                                  RAM), 4 GiB with host-backed memory (each byte is host RAM).
+//                                  RAM), 4 GiB with host-backed memory (each byte is host RAM),
+//                                  none on a real device (the device refuses what it cannot hold).
 //   --max-host-buffer SIZE         the most host planned memory one method may take (runtime_ext;
 //                                  ExecuTorch's Module allocates its host buffers itself).
 //                                  Default 4 GiB.
@@ -15,14 +16,14 @@
 #include <cstdint>
 
 #include <harness/cli/command_line.h>
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
 namespace devplan::harness {
 
 struct MemoryCeilings {
   static constexpr uint64_t kBackedDeviceAllocationBytes = uint64_t{4} << 30;
   static constexpr uint64_t kUnbackedDeviceAllocationBytes =
-      HostBackedDeviceAllocator::kHostAllocationLimit;
+      BlockStoreDeviceAllocator::kHostAllocationLimit;
   static constexpr uint64_t kHostBufferBytes = uint64_t{4} << 30;
 
   uint64_t max_device_allocation_bytes = 0;  // 0: the default for the backing (see above)
@@ -31,6 +32,7 @@ struct MemoryCeilings {
   // The device allocation ceiling in effect for `backing`.
   uint64_t device_allocation_limit(DeviceBacking backing) const {
     if (max_device_allocation_bytes != 0) return max_device_allocation_bytes;
+    if (backing == DeviceBacking::Device) return UINT64_MAX;
     return backing == DeviceBacking::Unbacked ? kUnbackedDeviceAllocationBytes
                                               : kBackedDeviceAllocationBytes;
   }

@@ -170,9 +170,10 @@ ProgramRow row_from_json(const Json& j) {
 
 // A bundled program's test sets, run into `row`.
 void report_test_sets(const std::string& file, const BundledProgram& bundle, RuntimeKind runtime,
-                      const MemoryCeilings& ceilings, ProgramRow& row) {
+                      const DeviceSetup& device, const MemoryCeilings& ceilings, ProgramRow& row) {
   BundledTestOptions options;
   options.runtime = runtime;
+  options.device = device;
   options.ceilings = ceilings;
   Result<BundledTestReport> tests = run_bundled_tests(file, bundle, options);
   if (!tests.ok()) {
@@ -196,7 +197,8 @@ void report_test_sets(const std::string& file, const BundledProgram& bundle, Run
 }
 
 ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime,
-                          const MemoryCeilings& ceilings, const std::vector<std::string>& data) {
+                          const DeviceSetup& device, const MemoryCeilings& ceilings,
+                          const std::vector<std::string>& data) {
   ProgramRow row;
   row.name = base_name(file);
   Result<ProgramImage> image = ProgramImage::map(file);
@@ -218,6 +220,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
   }
   SimulationOptions simulation;
   simulation.runtime = runtime;
+  simulation.device = device;
   simulation.ceilings = ceilings;
   simulation.data_paths = data;
   Result<SimulationResult> sim = simulate_program(*image, simulation);
@@ -237,7 +240,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
     }
     bool usage_error = false;
     Result<RunReport> run =
-        run_program(file, m.name, {}, &usage_error, DeviceKind::Simulated, runtime, ceilings, data);
+        run_program(file, m.name, {}, &usage_error, device, runtime, ceilings, data);
     if (!run.ok()) {
       const std::string missing = missing_capability(run.error());
       if (!missing.empty()) {
@@ -252,7 +255,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
     row.misuse += run->misuse_lines.size();
   }
   if (image->bundled() != nullptr)
-    report_test_sets(file, *image->bundled(), runtime, ceilings, row);
+    report_test_sets(file, *image->bundled(), runtime, device, ceilings, row);
   Result<std::string> svg = plot_program(file, {}, false);
   if (svg.ok()) {
     Error e = write_file(out_dir + "/" + row.name + ".svg", *svg);
@@ -264,13 +267,14 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
 // report_program, in a child process under ExecuTorch (which aborts on some programs): an
 // abort becomes the row's error and a misuse finding.
 ProgramRow report_program_isolated(const std::string& file, const std::string& out_dir,
-                                   RuntimeKind runtime, const MemoryCeilings& ceilings,
+                                   RuntimeKind runtime, const DeviceSetup& device,
+                                   const MemoryCeilings& ceilings,
                                    const std::vector<std::string>& data, std::ostream& err) {
   if (runtime != RuntimeKind::Executorch) {
-    return report_program(file, out_dir, runtime, ceilings, data);
+    return report_program(file, out_dir, runtime, device, ceilings, data);
   }
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = write_json(row_json(report_program(file, out_dir, runtime, ceilings, data)));
+    *out = write_json(row_json(report_program(file, out_dir, runtime, device, ceilings, data)));
     std::cerr.flush();
     return 0;
   });
@@ -289,6 +293,26 @@ ProgramRow report_program_isolated(const std::string& file, const std::string& o
   return row;
 }
 
+// Whether `device`'s devices can be made, asked where the programs will run: in a child under
+// ExecuTorch, since CUDA once initialised does not survive the fork of each program's child.
+Error devices_ready(const DeviceSetup& device, RuntimeKind runtime) {
+  if (device.kind == DeviceKind::Simulated) return Error::success();
+  if (runtime != RuntimeKind::Executorch) return DeviceEnvironment::create(device).error();
+  ChildOutcome child = run_in_child([&](std::string* out) {
+    Error made = DeviceEnvironment::create(device).error();
+    *out = made.ok() ? "" : made.message();
+    return made.ok() ? 0 : 1;
+  });
+  if (child.started && !child.signaled() && child.exit_code == 0) return Error::success();
+  return Error(ErrorCode::NotSupported, child.out.empty() ? child.describe() : child.out);
+}
+
+// "simulated", or "cuda" with the device map when there is one.
+std::string device_text(const DeviceSetup& device) {
+  if (device.kind == DeviceKind::Simulated) return "simulated";
+  return device.map.empty() ? "cuda" : "cuda (device map " + device.map.describe() + ")";
+}
+
 std::string devices_text(const std::map<std::string, size_t>& per_device) {
   std::string text;
   for (const auto& [device, n] : per_device) {
@@ -303,6 +327,7 @@ struct ReportCommandLine {
   std::string out_dir = "build/report";
   CampaignOptions fuzz;
   RuntimeKind runtime = RuntimeKind::Devplan;
+  DeviceSetup device;             // --device, --device-map
   MemoryCeilings ceilings;        // for the run step (host-backed); simulation is unbacked
   std::vector<std::string> data;  // --data: data files (.ptd) of the programs
   bool json = false;
@@ -329,6 +354,7 @@ std::unique_ptr<CLI::App> report_app(ReportCommandLine& c) {
       ->type_name("S")
       ->transform(cli::decimal_validator());
   add_runtime_option(*app, c.runtime);
+  add_device_options(*app, c.device);
   add_data_option(*app, c.data);
   add_memory_ceiling_options(*app, c.ceilings);
   add_json_flag(*app, c.json);
@@ -370,6 +396,7 @@ std::string row_failure(const ProgramRow& r) {
 void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutcome& o) {
   char line[256];
   out << "runtime: " << runtime_name(c.runtime) << "\n";
+  out << "devices: " << device_text(c.device) << "\n";
   std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s", "program", "methods",
                 "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run");
   out << line << "\n";
@@ -418,6 +445,8 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
 std::string report_json(const ReportCommandLine& c, const ReportOutcome& o) {
   Json doc = json_document();
   doc["runtime"] = runtime_name(c.runtime);
+  doc["device"] = c.device.kind == DeviceKind::Simulated ? "simulated" : "cuda";
+  if (!c.device.map.empty()) doc["device_map"] = c.device.map.describe();
   doc["result"] = o.result();
   Json programs = Json::array();
   for (const ProgramRow& r : o.rows) programs.push_back(row_json(r));
@@ -471,6 +500,10 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
     return cli::kExitError;
   }
   c.fuzz.checks.differential = c.runtime == RuntimeKind::Executorch;
+  if (Error ready = devices_ready(c.device, c.runtime); !ready.ok()) {
+    err << "devplan report: " << ready.message() << "\n";
+    return cli::kExitError;
+  }
   std::error_code ec;
   std::filesystem::create_directories(c.out_dir, ec);
   if (ec || !std::filesystem::is_directory(c.out_dir)) {
@@ -487,7 +520,8 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   o.data_files = *data;
   for (const std::string& file : c.files) {
-    o.rows.push_back(report_program_isolated(file, c.out_dir, c.runtime, c.ceilings, c.data, err));
+    o.rows.push_back(
+        report_program_isolated(file, c.out_dir, c.runtime, c.device, c.ceilings, c.data, err));
   }
   if (c.fuzz.max_cases > 0) o.campaign = run_campaign(c.fuzz, {});
   for (const ProgramRow& r : o.rows) {

@@ -34,8 +34,8 @@ struct RunCommandLine {
   std::vector<std::string> inputs;
   std::vector<std::string> data;  // --data FILE.ptd
   bool json = false;
-  bool full = false;  // every element of every output, however many
-  DeviceKind device = DeviceKind::Simulated;
+  bool full = false;   // every element of every output, however many
+  DeviceSetup device;  // --device, --device-map
   RuntimeKind runtime = RuntimeKind::Devplan;
   MemoryCeilings ceilings;  // device memory is host-backed: execution reads and writes it
   Tolerances tolerances;    // a bundled program's test sets
@@ -66,7 +66,7 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
                   "bundled programs: the absolute tolerance (default 1e-08, ExecuTorch's)")
       ->type_name("A")
       ->check(cli::non_negative_finite_validator());
-  add_device_kind_option(*app, c.device);
+  add_device_options(*app, c.device);
   add_runtime_option(*app, c.runtime);
   add_json_flag(*app, c.json);
   return app;
@@ -108,22 +108,21 @@ void print_output(std::ostream& out, const OutputValues& o, bool full) {
 
 Result<RunReport> run_program(const std::string& file, const std::string& method_name,
                               const std::vector<std::string>& inputs, bool* usage_error,
-                              DeviceKind device, RuntimeKind runtime,
+                              const DeviceSetup& device, RuntimeKind runtime,
                               const MemoryCeilings& ceilings,
                               const std::vector<std::string>& data_paths) {
   *usage_error = false;
   DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
                            DeviceEnvironment::create(device));
-  if (env->tracking() != nullptr) {
-    env->tracking()->set_max_allocation_bytes(
-        ceilings.device_allocation_limit(DeviceBacking::Host));
-  }
+  env->tracking()->set_max_allocation_bytes(
+      ceilings.device_allocation_limit(env->tracking()->backing()));
   SessionOptions session_options;
   session_options.max_host_bytes = ceilings.max_host_buffer_bytes;
   DEVPLAN_ASSIGN_OR_RETURN(session_options.data_files, map_data_files(data_paths));
   RunReport report;
   report.runtime = runtime;
+  report.device_map = env->device_map().describe();
   {
     Result<std::unique_ptr<EngineSession>> session =
         open_session(runtime, std::move(image), *env, session_options);
@@ -210,6 +209,7 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
   if (json) {
     out << run_json(*report, c.full) << "\n";
   } else {
+    if (!report->device_map.empty()) out << "device map: " << report->device_map << "\n";
     out << "method " << report->method << ": " << report->outputs.size() << " outputs\n";
     for (const OutputValues& o : report->outputs) print_output(out, o, c.full);
     for (const std::string& line : report->leak_lines) out << "LEAK " << line << "\n";

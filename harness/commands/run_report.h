@@ -25,6 +25,7 @@ struct OutputValues {
 struct RunReport {
   RuntimeKind runtime = RuntimeKind::Devplan;
   std::string method;
+  std::string device_map;  // --device-map (DeviceMap::describe()); "" without one
   std::vector<OutputValues> outputs;
   std::vector<std::string> leak_lines;
   std::vector<std::string> misuse_lines;

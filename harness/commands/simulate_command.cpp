@@ -116,7 +116,7 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
       ->type_name("unbacked|host")
       ->check(cli::checked_by(&parse_device_backing));
   add_memory_ceiling_options(*app, o.ceilings);
-  add_device_kind_option(*app, o.device);
+  add_device_options(*app, o.device);
   add_runtime_option(*app, o.runtime);
   add_data_option(*app, o.data_paths);
   add_json_flag(*app, c.json);
@@ -152,6 +152,8 @@ void print_text(std::ostream& out, const std::string& file, const SimulationResu
   out << "program: " << file << "\n";
   out << "runtime: " << runtime_name(r.runtime) << "\n";
   out << "device memory: " << r.device_memory << "\n";
+  if (!r.device_map.empty())
+    out << "device map: " << r.device_map << " (the ledger names the planned devices)\n";
   for (const MethodOutcome& m : r.methods) {
     out << "method " << m.name << ": " << (m.status.ok() ? "loaded" : m.status.to_string());
     for (size_t i = 0; i < m.stand_ins.size(); ++i) {
@@ -196,7 +198,7 @@ int simulate_command(const Args& args, std::ostream& out, std::ostream& err) {
   SimulateCommandLine c;
   std::unique_ptr<CLI::App> app = simulate_app(c);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
-  if (app->count("--backing") > 0 && c.options.device == DeviceKind::Cuda) {
+  if (app->count("--backing") > 0 && c.options.device.kind == DeviceKind::Cuda) {
     return cli::usage_error(*app, "--backing applies to the simulated devices, not --device cuda",
                             err);
   }

@@ -85,18 +85,14 @@ Result<SimulationResult> simulate_program(const ProgramImage& image,
 
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
                            DeviceEnvironment::create(options.device, options.unload_bug));
-  TrackingDeviceAllocator* tracking = env->tracking();
+  TrackingDeviceAllocator& tracking = *env->tracking();
   SessionOptions session_options;
   session_options.max_host_bytes = options.ceilings.max_host_buffer_bytes;
   session_options.placeholder_backends = true;  // the load path only
   DEVPLAN_ASSIGN_OR_RETURN(session_options.data_files, map_data_files(options.data_paths));
-  if (tracking != nullptr) {
-    tracking->set_backing(options.backing);
-    tracking->set_max_allocation_bytes(options.ceilings.device_allocation_limit(options.backing));
-    if (options.fail_alloc > 0) tracking->fail_allocation_at(options.fail_alloc);
-  } else if (options.fail_alloc > 0) {
-    return Error(ErrorCode::InvalidArgument, "--fail-alloc needs the simulated devices");
-  }
+  tracking.set_backing(options.backing);
+  tracking.set_max_allocation_bytes(options.ceilings.device_allocation_limit(tracking.backing()));
+  if (options.fail_alloc > 0) tracking.fail_allocation_at(options.fail_alloc);
   for (const auto& [where, capacity] : options.capacities) {
     if (where.is_cpu()) {
       if (executorch) {
@@ -106,23 +102,19 @@ Result<SimulationResult> simulate_program(const ProgramImage& image,
                          "host planned memory itself, with no hook to limit it)");
       }
       session_options.max_host_bytes = capacity;
-    } else if (tracking != nullptr) {
-      DEVPLAN_RETURN_IF_ERROR(tracking->set_capacity(where.index, capacity));
     } else {
-      return Error(ErrorCode::InvalidArgument,
-                   "--capacity " + where.to_string() + " needs the simulated devices");
+      DEVPLAN_RETURN_IF_ERROR(tracking.set_capacity(where.index, capacity));
     }
   }
 
   // A host access to unbacked device memory (ExecuTorch memcpys initial values into device
   // buffers) faults; name the block before the process dies of it.
   std::optional<ScopedHostAccessFaultReport> fault_report;
-  if (tracking != nullptr && options.backing == DeviceBacking::Unbacked) {
-    fault_report.emplace(tracking);
-  }
+  if (tracking.backing() == DeviceBacking::Unbacked) fault_report.emplace(&tracking);
   SimulationResult result;
   result.runtime = options.runtime;
-  result.device_memory = tracking != nullptr ? device_backing_name(options.backing) : "cuda";
+  result.device_memory = env->device_memory();
+  result.device_map = env->device_map().describe();
   {
     Result<std::unique_ptr<EngineSession>> opened =
         open_session(options.runtime, std::move(program_bytes), *env, session_options);
@@ -155,37 +147,13 @@ Result<SimulationResult> simulate_program(const ProgramImage& image,
   result.events = env->events();
   result.leaks = env->leaks();
   result.leak_lines = env->leak_lines();
-  if (tracking != nullptr) {
-    result.failed_allocations = tracking->failed_allocations();
-    result.misuse = tracking->misuse();
-    for (int index = 0; index <= kMaxDeviceIndex; ++index) {
-      DeviceAllocationStats s = tracking->stats(static_cast<DeviceIndex>(index));
-      if (s.total_allocations == 0 && s.failed_allocations == 0) continue;
-      result.stats.push_back(s);
-      result.stats_devices.push_back(static_cast<DeviceIndex>(index));
-    }
-  } else {
-    uint64_t seq = 0;
-    for (const AllocationEvent& e : result.events) {
-      if (e.kind == AllocationEvent::Kind::Free) continue;
-      ++seq;
-      if (e.kind != AllocationEvent::Kind::FailedAllocate) continue;
-      FailedAllocation f;
-      f.seq = seq;
-      f.device = e.device;
-      f.size = e.size;
-      f.alignment = e.alignment;
-      f.owner = e.owner;
-      f.code = ErrorCode::MemoryAllocationFailed;
-      f.reason = "the CUDA allocator refused it";
-      result.failed_allocations.push_back(f);
-    }
-    for (const std::string& line : env->misuse_lines()) {
-      MisuseRecord m;
-      m.kind = MisuseKind::UnknownPointer;
-      m.message = line;
-      result.misuse.push_back(m);
-    }
+  result.failed_allocations = tracking.failed_allocations();
+  result.misuse = tracking.misuse();
+  for (int index = 0; index <= kMaxDeviceIndex; ++index) {
+    DeviceAllocationStats s = tracking.stats(static_cast<DeviceIndex>(index));
+    if (s.total_allocations == 0 && s.failed_allocations == 0) continue;
+    result.stats.push_back(s);
+    result.stats_devices.push_back(static_cast<DeviceIndex>(index));
   }
   // The simulated device frees its own backing memory, leaked blocks included, with `env`.
   return result;

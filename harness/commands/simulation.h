@@ -32,7 +32,7 @@ struct SimulationOptions {
   uint64_t fail_alloc = 0;                              // --fail-alloc N (0: none)
   std::vector<std::pair<Device, uint64_t>> capacities;  // --capacity DEVICE=BYTES
   UnloadBug unload_bug = UnloadBug::None;               // --inject-bug
-  DeviceKind device = DeviceKind::Simulated;            // --device simulated|cuda
+  DeviceSetup device;                                   // --device, --device-map
   RuntimeKind runtime = RuntimeKind::Devplan;           // --runtime devplan|executorch
   // --backing: simulated device blocks are address ranges with no host memory (Unbacked, the
   // default: a load-and-unload run reads no device byte; the few copies a load makes, such as
@@ -54,6 +54,7 @@ struct MethodOutcome {
 struct SimulationResult {
   RuntimeKind runtime = RuntimeKind::Devplan;
   std::string device_memory;  // "unbacked" or "host" (simulated devices), "cuda" (real ones)
+  std::string device_map;     // --device-map as DeviceMap::describe() says it; "" without one
   std::vector<MethodOutcome> methods;
   std::vector<AllocationRecord> allocations;  // successful device allocations, in order
   std::vector<FailedAllocation> failed_allocations;

@@ -190,6 +190,7 @@ std::string simulate_json(const SimulationResult& r, int exit_code) {
                                             : "error";
   doc["runtime"] = runtime_name(r.runtime);
   doc["device_memory"] = r.device_memory;
+  if (!r.device_map.empty()) doc["device_map"] = r.device_map;
   Json methods = Json::array();
   for (const MethodOutcome& m : r.methods) {
     Json method;
@@ -270,6 +271,7 @@ std::string run_json(const RunReport& report, bool full) {
   Json doc = json_document();
   doc["method"] = report.method;
   doc["runtime"] = runtime_name(report.runtime);
+  if (!report.device_map.empty()) doc["device_map"] = report.device_map;
   Json outputs = Json::array();
   for (const OutputValues& o : report.outputs) {
     Json output;

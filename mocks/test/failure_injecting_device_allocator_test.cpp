@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
 namespace devplan {
 namespace {
 
 TEST(FailureInjectingDeviceAllocatorTest, AloneItNumbersTheCallsItSees) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   FailureInjectingDeviceAllocator faults(&host);
   faults.fail_allocation_at(2);
   faults.fail_allocation_at(0);  // ignored
@@ -32,7 +32,7 @@ TEST(FailureInjectingDeviceAllocatorTest, AloneItNumbersTheCallsItSees) {
 }
 
 TEST(FailureInjectingDeviceAllocatorTest, ASharedSequenceNumbersTheCalls) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   AllocationSequence sequence;
   FailureInjectingDeviceAllocator faults(&host, &sequence, "Sim");
   faults.fail_allocation_at(3);
@@ -46,7 +46,7 @@ TEST(FailureInjectingDeviceAllocatorTest, ASharedSequenceNumbersTheCalls) {
 }
 
 TEST(FailureInjectingDeviceAllocatorTest, FailsOneDeviceAndChosenCopyDirections) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   FailureInjectingDeviceAllocator faults(&host);
   ASSERT_TRUE(faults.fail_allocations_on(1).ok());
   // -1 is the first index refused.
@@ -76,7 +76,7 @@ TEST(FailureInjectingDeviceAllocatorTest, FailsOneDeviceAndChosenCopyDirections)
 }
 
 TEST(FailureInjectingDeviceAllocatorTest, FailedDeviceFaultNamesTheCallNumberAndTheDevice) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   FailureInjectingDeviceAllocator faults(&host);
   Result<void*> first = faults.allocate(8, 0);  // call #1
   ASSERT_TRUE(first.ok()) << first.error();
@@ -94,7 +94,7 @@ TEST(FailureInjectingDeviceAllocatorTest, FailedDeviceFaultNamesTheCallNumberAnd
 }
 
 TEST(FailureInjectingDeviceAllocatorTest, FailedCopiesSkipZeroBytesAndFailFromOneByte) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   FailureInjectingDeviceAllocator faults(&host);
   void* p = *faults.allocate(8, 0);
   uint8_t host_bytes[8] = {};

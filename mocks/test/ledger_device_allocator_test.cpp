@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <mocks/allocation_text.h>
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 #include <runtime_ext/core/allocation_owner.h>
 
 namespace devplan {
@@ -13,7 +13,7 @@ struct LedgerOverHost {
   LedgerOverHost() {
     host.set_release_listener([this](const void* ptr) { ledger.memory_released(ptr); });
   }
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   LedgerDeviceAllocator ledger{&host};
 };
 
@@ -35,7 +35,7 @@ TEST(LedgerDeviceAllocatorTest, NumbersEveryCallAndRecordsFailuresWithTheOwner) 
   EXPECT_EQ(failed.owner, "forward/buffer 1");
   EXPECT_EQ(failed.code, ErrorCode::InvalidArgument);
   EXPECT_EQ(failed.reason,
-            "HostBackedDeviceAllocator::allocate: alignment 3 for 8 bytes on cuda:0 is not a "
+            "BlockStoreDeviceAllocator::allocate: alignment 3 for 8 bytes on cuda:0 is not a "
             "power of two");
   EXPECT_FALSE(s.ledger.check_nothing_live().ok());
   EXPECT_EQ(s.ledger.check_nothing_live().message(),

@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
 namespace devplan {
 namespace {
 
 TEST(LimitingDeviceAllocatorTest, CapacityLimitsLiveBytesPerDevice) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   LimitingDeviceAllocator limited(&host);
   ASSERT_TRUE(limited.set_capacity(0, 1000).ok());
   void* big = *limited.allocate(960, 0);
@@ -34,7 +34,7 @@ TEST(LimitingDeviceAllocatorTest, CapacityLimitsLiveBytesPerDevice) {
 }
 
 TEST(LimitingDeviceAllocatorTest, RefusesAllocationsAboveTheLargestSize) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   LimitingDeviceAllocator limited(&host, "Sim");
   EXPECT_EQ(limited.max_allocation_bytes(), uint64_t{1} << 32);
   limited.set_max_allocation_bytes(100);

@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
 namespace devplan {
 namespace {
 
 TEST(StatisticsDeviceAllocatorTest, CountsAllocationsFreesAndFailures) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   StatisticsDeviceAllocator counted(&host);
   void* a = *counted.allocate(100, 0);
   void* b = *counted.allocate(50, 0);
@@ -35,7 +35,7 @@ TEST(StatisticsDeviceAllocatorTest, CountsAllocationsFreesAndFailures) {
 }
 
 TEST(StatisticsDeviceAllocatorTest, CountsPerformedCopiesWithBytes) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   StatisticsDeviceAllocator counted(&host);
   void* p = *counted.allocate(16, 2);
   uint8_t bytes[16] = {};

@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
 namespace devplan {
 namespace {
 
 TEST(ValidatingDeviceAllocatorTest, RejectsBadAlignmentsAndIndicesBeforeTheUpstream) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   ValidatingDeviceAllocator devices(&host);
   EXPECT_EQ(devices.allocate(48, 0, 0).error().message(),
             "ValidatingDeviceAllocator::allocate: alignment 0 for 48 bytes on cuda:0 is not a "
@@ -29,7 +29,7 @@ TEST(ValidatingDeviceAllocatorTest, RejectsBadAlignmentsAndIndicesBeforeTheUpstr
 }
 
 TEST(ValidatingDeviceAllocatorTest, RestrictsTheDeviceSet) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   ValidatingDeviceAllocator devices(&host, "Sim");
   ASSERT_TRUE(devices.set_device_count(2).ok());
   EXPECT_TRUE(devices.is_device_available(1));
@@ -53,7 +53,7 @@ TEST(ValidatingDeviceAllocatorTest, RestrictsTheDeviceSet) {
 }
 
 TEST(ValidatingDeviceAllocatorTest, DeviceCountOf128IsAcceptedAndReachesIndex127) {
-  HostBackedDeviceAllocator host;
+  BlockStoreDeviceAllocator host;
   ValidatingDeviceAllocator devices(&host, "Sim");
   ASSERT_TRUE(devices.set_device_count(1).ok());
   ASSERT_TRUE(devices.set_device_count(128).ok());

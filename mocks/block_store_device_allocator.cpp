@@ -1,23 +1,48 @@
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include <mocks/allocation_text.h>
 #include <mocks/asan_poisoning.h>
 
 namespace devplan {
 
+namespace {
+
+// Fills go to an upstream device in copies of at most this many bytes from one pattern buffer.
+constexpr size_t kDeviceFillChunk = size_t{1} << 20;
+
+}  // namespace
+
 const char* device_backing_name(DeviceBacking backing) {
-  return backing == DeviceBacking::Unbacked ? "unbacked" : "host";
+  switch (backing) {
+    case DeviceBacking::Unbacked:
+      return "unbacked";
+    case DeviceBacking::Device:
+      return "device";
+    case DeviceBacking::Host:
+      break;
+  }
+  return "host";
 }
 
-HostBackedDeviceAllocator::HostBackedDeviceAllocator(DeviceType type, std::string name)
-    : type_(type), name_(std::move(name)) {}
+BlockStoreDeviceAllocator::BlockStoreDeviceAllocator(DeviceType type, std::string name,
+                                                     DeviceAllocator* upstream)
+    : upstream_(upstream),
+      type_(type),
+      name_(std::move(name)),
+      backing_(upstream != nullptr ? DeviceBacking::Device : DeviceBacking::Host) {}
 
-HostBackedDeviceAllocator::~HostBackedDeviceAllocator() {
+BlockStoreDeviceAllocator::~BlockStoreDeviceAllocator() {
   blocks_.for_each([this](const void* ptr, const HostBlock& block) {
+    if (upstream_ != nullptr) {
+      upstream_->deallocate(const_cast<void*>(ptr), block.index);
+      return;
+    }
     if (block.unbacked) {
       reserved_.unreserve(ptr, block.size);
       return;
@@ -27,13 +52,24 @@ HostBackedDeviceAllocator::~HostBackedDeviceAllocator() {
   });
 }
 
-Result<void*> HostBackedDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
+Result<void*> BlockStoreDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
                                                   size_t alignment) {
   const Device device(type_, index);
   if (!is_power_of_two(alignment)) {
     return allocation_error(ErrorCode::InvalidArgument,
                             "alignment " + std::to_string(alignment) + " for " +
                                 bytes_on_device(nbytes, device) + " is not a power of two");
+  }
+  if (upstream_ != nullptr) {
+    // One byte for an empty block, so that it has an address of its own.
+    Result<void*> got = upstream_->allocate(nbytes > 0 ? nbytes : 1, index, alignment);
+    if (!got.ok()) {
+      return allocation_error(got.error().code(),
+                              bytes_on_device(nbytes, device) + ": " + got.error().message());
+    }
+    if (nbytes > 0 && fill_patterns_) fill(*got, nbytes, kFreshPattern, index);
+    blocks_.insert(*got, HostBlock{nbytes, alignment, index, false});
+    return *got;
   }
   if (backing_ == DeviceBacking::Unbacked) {
     Result<void*> reserved =
@@ -63,49 +99,56 @@ Result<void*> HostBackedDeviceAllocator::allocate(size_t nbytes, DeviceIndex ind
   return ptr;
 }
 
-void HostBackedDeviceAllocator::deallocate(void* ptr, DeviceIndex /*index*/) {
+void BlockStoreDeviceAllocator::deallocate(void* ptr, DeviceIndex /*index*/) {
   HostBlock* block = blocks_.find(ptr);
   if (block == nullptr || block->quarantined) return;  // not ours to judge: ignored
   quarantine(ptr, *block);
 }
 
-void HostBackedDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, DeviceIndex index) {
+void BlockStoreDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, DeviceIndex index) {
   deallocate(ptr, index);  // the map knows the size, and the alignment the host needs back
 }
 
-std::optional<LiveBlock> HostBackedDeviceAllocator::find_live_block(const void* ptr) const {
+std::optional<LiveBlock> BlockStoreDeviceAllocator::find_live_block(const void* ptr) const {
   const HostBlock* block = blocks_.find(ptr);
   if (block == nullptr || block->quarantined) return std::nullopt;
   return LiveBlock{block->size, block->index};
 }
 
-Error HostBackedDeviceAllocator::copy_host_to_device(void* dst, const void* src, size_t nbytes,
-                                                     DeviceIndex /*index*/) {
+Error BlockStoreDeviceAllocator::copy_host_to_device(void* dst, const void* src, size_t nbytes,
+                                                     DeviceIndex index) {
+  if (upstream_ != nullptr) return upstream_->copy_host_to_device(dst, src, nbytes, index);
   DEVPLAN_RETURN_IF_ERROR(back_for_copy(dst, nbytes));
   if (nbytes > 0) std::memcpy(dst, src, nbytes);
   return Error::success();
 }
 
-Error HostBackedDeviceAllocator::copy_device_to_host(void* dst, const void* src, size_t nbytes,
-                                                     DeviceIndex /*index*/) {
+Error BlockStoreDeviceAllocator::copy_device_to_host(void* dst, const void* src, size_t nbytes,
+                                                     DeviceIndex index) {
+  if (upstream_ != nullptr) return upstream_->copy_device_to_host(dst, src, nbytes, index);
   DEVPLAN_RETURN_IF_ERROR(back_for_copy(src, nbytes));
   if (nbytes > 0) std::memcpy(dst, src, nbytes);
   return Error::success();
 }
 
-void HostBackedDeviceAllocator::set_quarantine_limits(size_t max_bytes, size_t max_blocks) {
+void BlockStoreDeviceAllocator::set_quarantine_limits(size_t max_bytes, size_t max_blocks) {
   quarantine_.set_limits(max_bytes, max_blocks);
   quarantine_.evict_over_limits([this](const BlockQuarantine::Entry& e) { release(e.ptr); });
 }
 
-bool HostBackedDeviceAllocator::is_quarantined(const void* ptr) const {
+bool BlockStoreDeviceAllocator::is_quarantined(const void* ptr) const {
   const HostBlock* block = blocks_.find(ptr);
   return block != nullptr && block->quarantined;
 }
 
-void HostBackedDeviceAllocator::read_held(const void* block_start, const void* ptr, size_t nbytes,
+void BlockStoreDeviceAllocator::read_held(const void* block_start, const void* ptr, size_t nbytes,
                                           void* out) const {
   const HostBlock& block = *blocks_.find(block_start);
+  if (upstream_ != nullptr) {
+    Error read = upstream_->copy_device_to_host(out, ptr, nbytes, block.index);
+    if (!read.ok()) std::memset(out, 0, nbytes);  // a device that cannot be read reads as zeros
+    return;
+  }
   if (block.unbacked) {
     if (block.quarantined) {  // its pages were dropped when it was freed
       std::memset(out, fill_patterns_ ? kFreedPattern : 0, nbytes);
@@ -121,16 +164,16 @@ void HostBackedDeviceAllocator::read_held(const void* block_start, const void* p
   if (poisoned) asan_poison(block_start, block_size);
 }
 
-void HostBackedDeviceAllocator::release_quarantine() {
+void BlockStoreDeviceAllocator::release_quarantine() {
   quarantine_.evict_all([this](const BlockQuarantine::Entry& e) { release(e.ptr); });
 }
 
-Error HostBackedDeviceAllocator::allocation_error(ErrorCode code,
+Error BlockStoreDeviceAllocator::allocation_error(ErrorCode code,
                                                   const std::string& message) const {
   return Error(code, name_ + "::allocate: " + message);
 }
 
-void HostBackedDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
+void BlockStoreDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
   block.quarantined = true;
   if (block.unbacked) {  // no host memory stays behind it; the range stays reserved
     reserved_.drop(ptr, block.size);
@@ -147,16 +190,18 @@ void HostBackedDeviceAllocator::quarantine(const void* ptr, HostBlock& block) {
     return;
   }
   if (block.size > 0 && fill_patterns_) {
-    std::memset(const_cast<void*>(ptr), kFreedPattern, block.size);
+    fill(const_cast<void*>(ptr), block.size, kFreedPattern, block.index);
   }
-  asan_poison(ptr, block.size);
+  if (upstream_ == nullptr) asan_poison(ptr, block.size);
   quarantine_.push({ptr, block.size});
   quarantine_.evict_over_limits([this](const BlockQuarantine::Entry& e) { release(e.ptr); });
 }
 
-void HostBackedDeviceAllocator::release(const void* ptr) {
+void BlockStoreDeviceAllocator::release(const void* ptr) {
   const HostBlock block = *blocks_.find(ptr);
-  if (block.unbacked) {
+  if (upstream_ != nullptr) {
+    upstream_->deallocate(const_cast<void*>(ptr), block.index);
+  } else if (block.unbacked) {
     reserved_.unreserve(ptr, block.size);
     unbacked_blocks_.erase(reinterpret_cast<uintptr_t>(ptr));
   } else {
@@ -167,7 +212,20 @@ void HostBackedDeviceAllocator::release(const void* ptr) {
   if (on_release_) on_release_(ptr);
 }
 
-Error HostBackedDeviceAllocator::back_for_copy(const void* ptr, size_t nbytes) {
+void BlockStoreDeviceAllocator::fill(void* ptr, size_t nbytes, uint8_t pattern, DeviceIndex index) {
+  if (upstream_ == nullptr) {
+    std::memset(ptr, pattern, nbytes);
+    return;
+  }
+  const std::vector<uint8_t> chunk(std::min(nbytes, kDeviceFillChunk), pattern);
+  for (size_t done = 0; done < nbytes; done += chunk.size()) {
+    // A fill that fails leaves the device's bytes as they were: only the patterns are lost.
+    (void)upstream_->copy_host_to_device(static_cast<uint8_t*>(ptr) + done, chunk.data(),
+                                         std::min(chunk.size(), nbytes - done), index);
+  }
+}
+
+Error BlockStoreDeviceAllocator::back_for_copy(const void* ptr, size_t nbytes) {
   if (nbytes == 0 || unbacked_blocks_.empty()) return Error::success();
   const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
   auto next = unbacked_blocks_.upper_bound(address);

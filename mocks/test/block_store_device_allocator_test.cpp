@@ -1,4 +1,4 @@
-#include <mocks/host_backed_device_allocator.h>
+#include <mocks/block_store_device_allocator.h>
 
 #include <gtest/gtest.h>
 
@@ -10,14 +10,14 @@
 namespace devplan {
 namespace {
 
-std::vector<uint8_t> read(const HostBackedDeviceAllocator& host, const void* block, size_t n) {
+std::vector<uint8_t> read(const BlockStoreDeviceAllocator& host, const void* block, size_t n) {
   std::vector<uint8_t> bytes(n, 0);
   host.read_held(block, block, n, bytes.data());
   return bytes;
 }
 
-TEST(HostBackedDeviceAllocatorTest, AllocatesAlignedBlocksFilledWithTheFreshPattern) {
-  HostBackedDeviceAllocator host(DeviceType::CPU);
+TEST(BlockStoreDeviceAllocatorTest, AllocatesAlignedBlocksFilledWithTheFreshPattern) {
+  BlockStoreDeviceAllocator host(DeviceType::CPU);
   EXPECT_EQ(host.device_type(), DeviceType::CPU);
   Result<void*> p = host.allocate(24, 3, 256);
   ASSERT_TRUE(p.ok()) << p.error();
@@ -31,22 +31,22 @@ TEST(HostBackedDeviceAllocatorTest, AllocatesAlignedBlocksFilledWithTheFreshPatt
   EXPECT_FALSE(host.find_live_block(*p).has_value());
 }
 
-TEST(HostBackedDeviceAllocatorTest, RejectsBadAlignmentAndAbsurdSizes) {
-  HostBackedDeviceAllocator host;
+TEST(BlockStoreDeviceAllocatorTest, RejectsBadAlignmentAndAbsurdSizes) {
+  BlockStoreDeviceAllocator host;
   Result<void*> bad = host.allocate(48, 0, 3);
   EXPECT_EQ(bad.code(), ErrorCode::InvalidArgument);
   EXPECT_EQ(bad.error().message(),
-            "HostBackedDeviceAllocator::allocate: alignment 3 for 48 bytes on cuda:0 is not a "
+            "BlockStoreDeviceAllocator::allocate: alignment 3 for 48 bytes on cuda:0 is not a "
             "power of two");
   Result<void*> absurd = host.allocate(SIZE_MAX - 8, 1);
   EXPECT_EQ(absurd.code(), ErrorCode::MemoryAllocationFailed);
-  EXPECT_EQ(absurd.error().message(), "HostBackedDeviceAllocator::allocate: host memory for " +
+  EXPECT_EQ(absurd.error().message(), "BlockStoreDeviceAllocator::allocate: host memory for " +
                                           std::to_string(SIZE_MAX - 8) +
                                           " bytes on cuda:1 could not be allocated");
 }
 
-TEST(HostBackedDeviceAllocatorTest, FreedBlocksArePoisonedQuarantinedAndReleasedOldestFirst) {
-  HostBackedDeviceAllocator host;
+TEST(BlockStoreDeviceAllocatorTest, FreedBlocksArePoisonedQuarantinedAndReleasedOldestFirst) {
+  BlockStoreDeviceAllocator host;
   std::vector<const void*> released;
   host.set_release_listener([&](const void* ptr) { released.push_back(ptr); });
   host.set_quarantine_limits(1000, 2);
@@ -67,8 +67,8 @@ TEST(HostBackedDeviceAllocatorTest, FreedBlocksArePoisonedQuarantinedAndReleased
   EXPECT_EQ(released, (std::vector<const void*>{p1, p2, p3}));
 }
 
-TEST(HostBackedDeviceAllocatorTest, WithoutQuarantineOrPatternsBlocksGoBackAtOnceUnfilled) {
-  HostBackedDeviceAllocator host;
+TEST(BlockStoreDeviceAllocatorTest, WithoutQuarantineOrPatternsBlocksGoBackAtOnceUnfilled) {
+  BlockStoreDeviceAllocator host;
   int releases = 0;
   host.set_release_listener([&](const void*) { ++releases; });
   host.set_fill_patterns(false);
@@ -84,8 +84,8 @@ TEST(HostBackedDeviceAllocatorTest, WithoutQuarantineOrPatternsBlocksGoBackAtOnc
   EXPECT_FALSE(host.is_quarantined(q));
 }
 
-TEST(HostBackedDeviceAllocatorTest, CopiesAreMemcpyAndUnknownFreesAreIgnored) {
-  HostBackedDeviceAllocator host;
+TEST(BlockStoreDeviceAllocatorTest, CopiesAreMemcpyAndUnknownFreesAreIgnored) {
+  BlockStoreDeviceAllocator host;
   void* p = *host.allocate(4, 0);
   const uint8_t in[4] = {1, 2, 3, 4};
   uint8_t out[4] = {};

@@ -1,31 +1,47 @@
-// HostBackedDeviceAllocator: the bottom of TrackingDeviceAllocator's stack, a simulated device
-// whose memory is host memory. Each block is a separate host allocation of exactly the requested
-// size at the requested alignment. New blocks are filled with kFreshPattern; a freed block is
-// filled with kFreedPattern, poisoned for AddressSanitizer and kept in a bounded quarantine
-// (BlockQuarantine) before its memory goes back to the system; the release listener hears of
-// every block whose memory goes back (so that a ledger above knows which freed blocks are still
-// held).
+// BlockStoreDeviceAllocator: the bottom of TrackingDeviceAllocator's stack. It holds every block:
+// where its memory comes from, the fill patterns, and the quarantine freed blocks wait in. Each
+// block is a separate allocation of exactly the requested size at the requested alignment, from
+// one of three backings:
 //
-//   HostBackedDeviceAllocator host;                 // serves DeviceType::CUDA, any index
-//   Result<void*> p = host.allocate(48, 0);          // 48 bytes of 0xCD
+//   Host      host memory (the default): a simulated device.
+//   Unbacked  an address range with no host memory behind it (see below): a simulated device.
+//   Device    memory from an upstream DeviceAllocator, such as CudaAllocator: a real device. Set
+//             for good by the constructor that takes the upstream.
 //
-// It checks nothing a ledger should: a copy is a plain memcpy (the caller guarantees both ranges),
+//   BlockStoreDeviceAllocator host;                          // serves DeviceType::CUDA, any index
+//   Result<void*> p = host.allocate(48, 0);                   // 48 bytes of 0xCD
+//   CudaAllocator cuda(real_cuda_runtime());
+//   BlockStoreDeviceAllocator gpu(DeviceType::CUDA, "gpu", &cuda);   // cudaMalloc'd blocks
+//
+// New blocks are filled with kFreshPattern; a freed block is filled with kFreedPattern and kept
+// in a bounded quarantine (BlockQuarantine) before its memory goes back to the system (or to the
+// upstream), so its address is not handed out again while a stale pointer may be around; the
+// release listener hears of every block whose memory goes back (so that a ledger above knows
+// which freed blocks are still held). Host blocks in the quarantine are also poisoned for
+// AddressSanitizer. Device blocks are filled through the upstream's copies, so a real device
+// holds the same bytes a simulated one would, and a program reading memory nobody wrote reads
+// the same values on both.
+//
+// It checks nothing a ledger should: a copy is a plain copy (the caller guarantees both ranges),
 // and a free of a pointer it did not hand out, or of a freed one, is ignored. Allocation errors:
 // InvalidArgument for an alignment that is not a power of two; MemoryAllocationFailed when the
-// host cannot provide the memory (always so above kHostAllocationLimit).
+// host cannot provide the memory (always so above kHostAllocationLimit); with an upstream, the
+// upstream's error, its code kept. A zero-byte request takes one byte from the upstream, so each
+// block has a unique address as on the host.
 //
-// Backing (set_backing, DeviceBacking::Host by default). An Unbacked block is an address range
-// with no host memory behind it (ReservedAddressSpace): allocating 16 GiB costs no RAM and no
-// fill, and any host access through the pointer faults. A copy into or out of such a block backs
-// the pages it touches, lazily, filling each new page with kFreshPattern first, so the bytes read
-// back are exactly what a host-backed block would hold. Freeing drops the pages and makes the
-// range inaccessible again; the quarantine keeps the range reserved (it counts the host bytes a
-// block holds, which for a freed unbacked block is none). peek() of a quarantined unbacked block
-// reads kFreedPattern; of a never-copied page of a live one, kFreshPattern (as if filled). The
-// backing of each block is fixed when it is allocated; set_backing() applies to later blocks.
+// Unbacked blocks. Allocating 16 GiB costs no RAM and no fill, and any host access through the
+// pointer faults. A copy into or out of such a block backs the pages it touches, lazily, filling
+// each new page with kFreshPattern first, so the bytes read back are exactly what a host-backed
+// block would hold. Freeing drops the pages and makes the range inaccessible again; the
+// quarantine keeps the range reserved (it counts the host bytes a block holds, which for a freed
+// unbacked block is none). peek() of a quarantined unbacked block reads kFreedPattern; of a
+// never-copied page of a live one, kFreshPattern (as if filled). The backing of each host block
+// is fixed when it is allocated; set_backing() applies to later blocks and is ignored with an
+// upstream.
 //
 // Threading: not synchronized (see DeviceAllocatorAdaptor). The destructor frees every block it
-// holds, live ones included, without calling the listener.
+// holds, live ones included, without calling the listener. Ownership: the upstream must outlive
+// this allocator.
 #pragma once
 
 #include <cstddef>
@@ -45,12 +61,13 @@ namespace devplan {
 enum class DeviceBacking {
   Host,      // a host allocation of the block's size, filled with the patterns
   Unbacked,  // a reserved address range; host pages only where copies touch it
+  Device,    // memory from an upstream device allocator (a real device)
 };
 
-// "host" or "unbacked".
+// "host", "unbacked" or "device".
 const char* device_backing_name(DeviceBacking backing);
 
-class HostBackedDeviceAllocator : public SizedDeviceAllocator {
+class BlockStoreDeviceAllocator : public SizedDeviceAllocator {
  public:
   static constexpr uint8_t kFreshPattern = 0xCD;  // fills every new block
   static constexpr uint8_t kFreedPattern = 0xDD;  // fills every quarantined block
@@ -62,11 +79,13 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
 
   using ReleaseListener = std::function<void(const void* ptr)>;
 
-  explicit HostBackedDeviceAllocator(DeviceType type = DeviceType::CUDA,
-                                     std::string name = "HostBackedDeviceAllocator");
-  ~HostBackedDeviceAllocator() override;
-  HostBackedDeviceAllocator(const HostBackedDeviceAllocator&) = delete;
-  HostBackedDeviceAllocator& operator=(const HostBackedDeviceAllocator&) = delete;
+  // With an `upstream` (which serves `type`), every block comes from it (DeviceBacking::Device).
+  explicit BlockStoreDeviceAllocator(DeviceType type = DeviceType::CUDA,
+                                     std::string name = "BlockStoreDeviceAllocator",
+                                     DeviceAllocator* upstream = nullptr);
+  ~BlockStoreDeviceAllocator() override;
+  BlockStoreDeviceAllocator(const BlockStoreDeviceAllocator&) = delete;
+  BlockStoreDeviceAllocator& operator=(const BlockStoreDeviceAllocator&) = delete;
 
   Result<void*> allocate(size_t nbytes, DeviceIndex index,
                          size_t alignment = kDefaultAlignment) override;
@@ -82,8 +101,11 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   void set_quarantine_limits(size_t max_bytes, size_t max_blocks);
   // Whether new and quarantined blocks are filled with the patterns (on by default).
   void set_fill_patterns(bool on) { fill_patterns_ = on; }
-  // How blocks allocated from now on are backed (see the header comment).
-  void set_backing(DeviceBacking backing) { backing_ = backing; }
+  // How blocks allocated from now on are backed (see the header comment); ignored with an
+  // upstream, whose blocks are always Device.
+  void set_backing(DeviceBacking backing) {
+    if (upstream_ == nullptr) backing_ = backing;
+  }
   DeviceBacking backing() const { return backing_; }
   // Host bytes behind unbacked blocks that copies have backed (live and quarantined).
   size_t unbacked_backed_bytes() const { return reserved_.backed_bytes(); }
@@ -100,6 +122,8 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   // Copies `nbytes` at `ptr` into `out` from the live or quarantined block starting at
   // `block_start`, unpoisoning it for the read. The caller checks the range.
   void read_held(const void* block_start, const void* ptr, size_t nbytes, void* out) const;
+  // The allocator device blocks come from; nullptr for a simulated device.
+  DeviceAllocator* upstream() const { return upstream_; }
   // Releases every quarantined block (the listener hears of each).
   void release_quarantine();
 
@@ -116,10 +140,13 @@ class HostBackedDeviceAllocator : public SizedDeviceAllocator {
   void quarantine(const void* ptr, HostBlock& block);
   // Returns a freed block's memory to the system and tells the listener.
   void release(const void* ptr);
+  // Fills [ptr, ptr + nbytes) of a block with `pattern`, on the host or through the upstream.
+  void fill(void* ptr, size_t nbytes, uint8_t pattern, DeviceIndex index);
   // Backs the pages a copy touches when `ptr` lies in an unbacked block (the caller checked
   // that the range lies inside one live block).
   Error back_for_copy(const void* ptr, size_t nbytes);
 
+  DeviceAllocator* const upstream_ = nullptr;  // with DeviceBacking::Device only
   const DeviceType type_;
   const std::string name_;
   PointerMap<HostBlock> blocks_;  // live and quarantined, by start
