@@ -39,18 +39,24 @@ std::optional<std::string> repeated_name(const std::vector<std::string>& files) 
 }
 
 std::string accept_command(const std::vector<std::string>& files, const std::string& budget,
-                           const std::vector<std::string>& data) {
+                           const std::vector<std::string>& data, const DeviceSetup& device) {
   std::string command = "devplan budget record";
   for (const std::string& f : files) command += " " + f;
   for (const std::string& d : data) command += " --data " + d;
+  if (device.kind == DeviceKind::Cuda) command += " --device cuda";
+  for (const auto& [planned, present] : device.map.entries) {
+    command += " --device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
+               Device(DeviceType::CUDA, present).to_string();
+  }
   return command + " -o " + budget;
 }
 
-Result<std::map<std::string, BudgetProgram>> measure_programs(
-    const std::vector<std::string>& files, const std::vector<std::string>& data) {
+Result<std::map<std::string, BudgetProgram>> measure_programs(const std::vector<std::string>& files,
+                                                              const std::vector<std::string>& data,
+                                                              const DeviceSetup& device) {
   std::map<std::string, BudgetProgram> programs;
   for (const std::string& file : files) {
-    Result<BudgetProgram> p = measure_program(file, data);
+    Result<BudgetProgram> p = measure_program(file, data, device);
     if (!p.ok()) return p.error().with_context(file);
     programs[budget_key(file)] = std::move(*p);
   }
@@ -62,6 +68,7 @@ Result<std::map<std::string, BudgetProgram>> measure_programs(
 int budget_record_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> files;
   std::vector<std::string> data;  // --data: data files (.ptd) of the programs
+  DeviceSetup device;             // --device, --device-map
   std::string output;
   std::optional<double> tolerance;
   bool json = false;
@@ -82,6 +89,7 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
                      "the byte growth `budget check` allows every program, in percent "
                      "(default: the file's, else 0)");
   add_data_option(*app, data);
+  add_device_options(*app, device);
   add_json_flag(*app, json);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   if (std::optional<std::string> repeated = repeated_name(files)) {
@@ -102,7 +110,10 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
     }
     budget = std::move(*existing);
   }
-  Result<std::map<std::string, BudgetProgram>> measured = measure_programs(files, data);
+  if (Error ready = check_devices(device); !ready.ok()) {
+    return fail_command(ready, "budget record", json, out, err);
+  }
+  Result<std::map<std::string, BudgetProgram>> measured = measure_programs(files, data, device);
   if (!measured.ok()) return fail_command(measured.error(), "budget record", json, out, err);
   std::vector<std::string> dropped;
   for (const auto& [name, p] : budget.programs) {
@@ -170,7 +181,8 @@ struct ProgramCheck {
 // What is missing on either side: a file the budget lacks, a budget entry without its file.
 std::vector<std::string> unmatched(const Budget& budget, const std::string& budget_file,
                                    const std::vector<std::string>& files,
-                                   const std::vector<std::string>& data) {
+                                   const std::vector<std::string>& data,
+                                   const DeviceSetup& device) {
   std::vector<std::string> problems;
   std::map<std::string, bool> given;
   for (const std::string& f : files) {
@@ -178,7 +190,7 @@ std::vector<std::string> unmatched(const Budget& budget, const std::string& budg
     if (budget.programs.count(budget_key(f)) == 0) {
       const std::string name = budget_key(f) == f ? f : budget_key(f) + " (" + f + ")";
       problems.push_back(name + " is not in " + budget_file +
-                         "; add it with: " + accept_command(files, budget_file, data));
+                         "; add it with: " + accept_command(files, budget_file, data, device));
     }
   }
   for (const auto& [name, p] : budget.programs) {
@@ -271,6 +283,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   std::string budget_file, junit;
   std::vector<std::string> files;
   std::vector<std::string> data;  // --data: data files (.ptd) of the programs
+  DeviceSetup device;             // --device, --device-map
   std::optional<double> tolerance, allocation_tolerance;
   bool json = false;
   std::unique_ptr<CLI::App> app = cli::make_command_app(
@@ -291,6 +304,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   add_percent_option(*app, "--allocation-tolerance", allocation_tolerance,
                      "allocation-count growth allowed, in percent (default 0)");
   add_data_option(*app, data);
+  add_device_options(*app, device);
   app->add_option("--junit", junit, "write JUnit XML (one case per program and method)")
       ->type_name("OUT.xml");
   add_json_flag(*app, json);
@@ -315,13 +329,14 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
 
   Result<Budget> budget = read_budget(budget_file);
   if (!budget.ok()) return failed(budget.error());
-  const std::vector<std::string> problems = unmatched(*budget, budget_file, files, data);
+  const std::vector<std::string> problems = unmatched(*budget, budget_file, files, data, device);
   if (!problems.empty()) {
     std::string message = problems[0];
     for (size_t i = 1; i < problems.size(); ++i) message += "; " + problems[i];
     return failed(Error(ErrorCode::NotFound, message));
   }
-  Result<std::map<std::string, BudgetProgram>> measured = measure_programs(files, data);
+  if (Error ready = check_devices(device); !ready.ok()) return failed(ready);
+  Result<std::map<std::string, BudgetProgram>> measured = measure_programs(files, data, device);
   if (!measured.ok()) return failed(measured.error());
 
   std::vector<ProgramCheck> checks;
@@ -345,7 +360,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   }
   size_t failures = 0;
   for (const ProgramCheck& c : checks) failures += c.failures();
-  const std::string accept = accept_command(files, budget_file, data);
+  const std::string accept = accept_command(files, budget_file, data, device);
   if (json) {
     out << write_json(budget_check_json(budget_file, checks, accept)) << "\n";
   } else {

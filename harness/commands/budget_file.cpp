@@ -268,8 +268,8 @@ std::string write_budget(const Budget& budget) {
   return text + "\n}\n";
 }
 
-Result<BudgetProgram> measure_program(const std::string& file,
-                                      const std::vector<std::string>& data) {
+Result<BudgetProgram> measure_program(const std::string& file, const std::vector<std::string>& data,
+                                      const DeviceSetup& device) {
   // The optimum is not part of a budget (budget_steps 0 skips the search).
   DEVPLAN_ASSIGN_OR_RETURN(ProgramFigures figures, program_figures(file, 0));
   std::vector<std::string> names;
@@ -284,7 +284,7 @@ Result<BudgetProgram> measure_program(const std::string& file,
   }
   for (RuntimeKind runtime : built_runtimes()) {
     DEVPLAN_ASSIGN_OR_RETURN(std::vector<LoadFigures> loads,
-                             load_figures(file, names, runtime, data));
+                             load_figures(file, names, runtime, data, device));
     for (const LoadFigures& l : loads) {
       BudgetLoad& load = program.methods[l.method].loads[runtime_name(runtime)];
       load.loaded = l.status.ok();

@@ -25,6 +25,7 @@
 // recording build had (devplan, executorch).
 #pragma once
 
+#include <harness/commands/device_environment.h>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -87,8 +88,10 @@ std::string write_budget(const Budget& budget);
 
 // Measures one program: its figures and a load of each method under every engine this build
 // has. Errors: the program does not load or a method does not validate.
-// `data`: the data files (.ptd) the programs' external tensors are in (--data).
+// `data`: the data files (.ptd) the programs' external tensors are in (--data); `device`: where
+// the loads allocate (--device, --device-map).
 Result<BudgetProgram> measure_program(const std::string& file,
-                                      const std::vector<std::string>& data = {});
+                                      const std::vector<std::string>& data = {},
+                                      const DeviceSetup& device = DeviceSetup());
 
 }  // namespace devplan::harness

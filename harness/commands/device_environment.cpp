@@ -1,5 +1,7 @@
 #include <harness/commands/device_environment.h>
 
+#include <harness/engine/child_process.h>
+
 #ifdef DEVPLAN_HAVE_CUDA
 #include <runtime_ext/cuda/cuda_device_count.h>
 #include <runtime_ext/cuda/cuda_registration.h>
@@ -17,15 +19,15 @@ Result<DeviceKind> parse_device_kind(const std::string& text) {
 Error DeviceMap::add(DeviceIndex planned, DeviceIndex present) {
   const Device from(DeviceType::CUDA, planned);
   if (planned < 0 || present < 0) {
-    return Error(ErrorCode::InvalidArgument, "--device-map: device indices must not be negative");
+    return Error(ErrorCode::InvalidArgument, "device indices must not be negative");
   }
   for (const auto& [p, q] : entries) {
     if (p != planned) continue;
     if (q == present) return Error::success();
-    return Error(ErrorCode::InvalidArgument,
-                 "--device-map: " + from.to_string() + " is mapped twice (to " +
-                     Device(DeviceType::CUDA, q).to_string() + " and " +
-                     Device(DeviceType::CUDA, present).to_string() + ")");
+    return Error(ErrorCode::InvalidArgument, from.to_string() + " is mapped twice (to " +
+                                                 Device(DeviceType::CUDA, q).to_string() + " and " +
+                                                 Device(DeviceType::CUDA, present).to_string() +
+                                                 ")");
   }
   entries.emplace_back(planned, present);
   return Error::success();
@@ -57,58 +59,98 @@ Result<std::pair<DeviceIndex, DeviceIndex>> parse_device_map_entry(const std::st
   return std::make_pair(planned->index, present->index);
 }
 
+Result<std::unique_ptr<RealDeviceMemory>> RealDeviceMemory::open(const DeviceSetup& setup,
+                                                                 bool wrap_absent) {
+  std::unique_ptr<RealDeviceMemory> memory(new RealDeviceMemory());
+  memory->map_ = setup.map;
+  memory->given_ = setup.map;
+  DeviceAllocator* base = setup.memory;
+  if (base == nullptr) {
+#ifdef DEVPLAN_HAVE_CUDA
+    const CudaDeviceCount devices = cuda_device_count();
+    if (!devices.ok() || devices.count == 0) {
+      return Error(ErrorCode::NotSupported, "--device cuda: no usable GPU: " + devices.describe());
+    }
+    for (const auto& [planned, present] : setup.map.entries) {
+      if (present >= devices.count) {
+        return Error(ErrorCode::InvalidArgument,
+                     "--device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
+                         Device(DeviceType::CUDA, present).to_string() + ": " + devices.describe() +
+                         " present");
+      }
+    }
+    if (wrap_absent) {
+      memory->wrapped_from_ = devices.count;
+      for (int index = devices.count; index <= kMaxDeviceIndex; ++index) {
+        (void)memory->map_.add(static_cast<DeviceIndex>(index),
+                               static_cast<DeviceIndex>(index % devices.count));
+      }
+    }
+    base = &process_cuda_allocator();
+#else
+    return Error(ErrorCode::NotSupported,
+                 "--device cuda: this devplan was built without CUDA (configure with "
+                 "-DDEVPLAN_WITH_CUDA=ON on a machine with the CUDA toolkit)");
+#endif
+  }
+  memory->top_ = base;
+  if (!memory->map_.empty()) {
+    memory->mapping_ = std::make_unique<IndexMappingDeviceAllocator>(base);
+    for (const auto& [planned, present] : memory->map_.entries) {
+      DEVPLAN_RETURN_IF_ERROR(memory->mapping_->map(planned, present));
+    }
+    memory->top_ = memory->mapping_.get();
+  }
+  return memory;
+}
+
+Error check_devices(const DeviceSetup& setup) {
+  if (setup.kind == DeviceKind::Simulated) return Error::success();
+  if (setup.memory != nullptr) return RealDeviceMemory::open(setup).error();
+  ChildOutcome child = run_in_child([&](std::string* out) {
+    const Error opened = RealDeviceMemory::open(setup).error();
+    *out =
+        opened.ok() ? "" : std::to_string(static_cast<int>(opened.code())) + " " + opened.message();
+    return opened.ok() ? 0 : 1;
+  });
+  if (child.started && !child.signaled() && child.exit_code == 0) return Error::success();
+  const size_t space = child.out.find(' ');
+  if (child.exit_code == 1 && space != std::string::npos) {
+    return Error(static_cast<ErrorCode>(std::stoi(child.out.substr(0, space))),
+                 child.out.substr(space + 1));
+  }
+  return Error(ErrorCode::NotSupported, "--device cuda: the GPU check failed: " + child.describe());
+}
+
+std::string RealDeviceMemory::describe() const {
+  std::string text;
+  if (!given_.empty()) text = "device map " + given_.describe();
+  if (wrapped_from_ > 0) {
+    if (!text.empty()) text += "; ";
+    text += Device(DeviceType::CUDA, static_cast<DeviceIndex>(wrapped_from_)).to_string() +
+            " and up run on cuda:(index % " + std::to_string(wrapped_from_) + ")";
+  }
+  return text.empty() ? "cuda" : "cuda (" + text + ")";
+}
+
 Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(const DeviceSetup& setup,
                                                                      UnloadBug bug) {
+  std::unique_ptr<DeviceEnvironment> env(new DeviceEnvironment());
   if (setup.kind == DeviceKind::Simulated) {
     if (!setup.map.empty()) {
       return Error(ErrorCode::InvalidArgument,
                    "--device-map needs --device cuda (the simulated devices have every index "
                    "from cuda:0 to cuda:127)");
     }
-    std::unique_ptr<DeviceEnvironment> env(new DeviceEnvironment());
     env->tracking_ = std::make_unique<TrackingDeviceAllocator>(DeviceType::CUDA);
     // A ceiling per allocation, so a hostile program is a clean MemoryAllocationFailed.
     env->tracking_->set_max_allocation_bytes(uint64_t{1} << 32);
-    DEVPLAN_RETURN_IF_ERROR(env->finish(bug));
-    return env;
+  } else {
+    env->kind_ = DeviceKind::Cuda;
+    DEVPLAN_ASSIGN_OR_RETURN(env->memory_, RealDeviceMemory::open(setup));
+    env->map_ = env->memory_->map();
+    env->tracking_ = std::make_unique<TrackingDeviceAllocator>(env->memory_->allocator());
   }
-  if (setup.memory != nullptr) return create_over(setup.memory, setup.map, bug);
-#ifdef DEVPLAN_HAVE_CUDA
-  const CudaDeviceCount devices = cuda_device_count();
-  if (!devices.ok() || devices.count == 0) {
-    return Error(ErrorCode::NotSupported, "--device cuda: no usable GPU: " + devices.describe());
-  }
-  for (const auto& [planned, present] : setup.map.entries) {
-    if (present >= devices.count) {
-      return Error(ErrorCode::InvalidArgument,
-                   "--device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
-                       Device(DeviceType::CUDA, present).to_string() + ": " + devices.describe() +
-                       " present");
-    }
-  }
-  return create_over(&process_cuda_allocator(), setup.map, bug);
-#else
-  return Error(ErrorCode::NotSupported,
-               "--device cuda: this devplan was built without CUDA (configure with "
-               "-DDEVPLAN_WITH_CUDA=ON on a machine with the CUDA toolkit)");
-#endif
-}
-
-Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create_over(DeviceAllocator* device,
-                                                                          const DeviceMap& map,
-                                                                          UnloadBug bug) {
-  std::unique_ptr<DeviceEnvironment> env(new DeviceEnvironment());
-  env->kind_ = DeviceKind::Cuda;
-  env->map_ = map;
-  DeviceAllocator* memory = device;
-  if (!map.empty()) {
-    env->mapping_ = std::make_unique<IndexMappingDeviceAllocator>(device);
-    for (const auto& [planned, present] : map.entries) {
-      DEVPLAN_RETURN_IF_ERROR(env->mapping_->map(planned, present));
-    }
-    memory = env->mapping_.get();
-  }
-  env->tracking_ = std::make_unique<TrackingDeviceAllocator>(memory);
   DEVPLAN_RETURN_IF_ERROR(env->finish(bug));
   return env;
 }

@@ -66,6 +66,39 @@ struct DeviceSetup {
   DeviceAllocator* memory = nullptr;
 };
 
+// --device cuda's memory: setup.memory or the process's CudaAllocator, behind the device map.
+// DeviceEnvironment stands on one; callers that stack their own allocators (the fuzz cases, one
+// stack per check) use one directly.
+class RealDeviceMemory {
+ public:
+  // NotSupported where devplan was built without CUDA or no GPU is usable; InvalidArgument for a
+  // map that names an absent GPU. With `wrap_absent` (and the process's GPUs), every index the
+  // map does not name and no GPU has goes to index % (GPUs present), added to map().
+  static Result<std::unique_ptr<RealDeviceMemory>> open(const DeviceSetup& setup,
+                                                        bool wrap_absent = false);
+
+  DeviceAllocator* allocator() { return top_; }
+  // Every mapping in effect.
+  const DeviceMap& map() const { return map_; }
+  // "cuda", "cuda (device map cuda:1=cuda:0)", "cuda (device map ...; cuda:2 and up run on
+  // cuda:(index % 2))".
+  std::string describe() const;
+
+ private:
+  RealDeviceMemory() = default;
+
+  DeviceMap map_;
+  DeviceMap given_;       // the map the setup named
+  int wrapped_from_ = 0;  // with wrap_absent: the GPUs present (the first index wrapped)
+  std::unique_ptr<IndexMappingDeviceAllocator> mapping_;  // only with a map
+  DeviceAllocator* top_ = nullptr;
+};
+
+// Whether `setup`'s devices can be opened, asked in a child process for the GPU: CUDA, once
+// used in a process, does not survive the fork of the children that isolate ExecuTorch, so a
+// command checks first without touching CUDA itself. RealDeviceMemory::open's error otherwise.
+Error check_devices(const DeviceSetup& setup);
+
 class DeviceEnvironment {
  public:
   static Result<std::unique_ptr<DeviceEnvironment>> create(const DeviceSetup& setup,
@@ -101,16 +134,12 @@ class DeviceEnvironment {
 
  private:
   DeviceEnvironment() = default;
-  // The real-device stack over `memory`.
-  static Result<std::unique_ptr<DeviceEnvironment>> create_over(DeviceAllocator* memory,
-                                                                const DeviceMap& map,
-                                                                UnloadBug bug);
   // Stacks the recorder, the bug and the backends over tracking_.
   Error finish(UnloadBug bug);
 
   DeviceKind kind_ = DeviceKind::Simulated;
   DeviceMap map_;
-  std::unique_ptr<IndexMappingDeviceAllocator> mapping_;  // real devices only
+  std::unique_ptr<RealDeviceMemory> memory_;  // real devices only
   std::unique_ptr<TrackingDeviceAllocator> tracking_;
   std::unique_ptr<SimulatedDeviceBackend> add_backend_;      // kAddBackendId
   std::unique_ptr<SimulatedDeviceBackend> devplan_backend_;  // kDevplanBackendId

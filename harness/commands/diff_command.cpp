@@ -58,6 +58,7 @@ int diff_command(const Args& args, std::ostream& out, std::ostream& err) {
       ->description(
           "a data file (.ptd) holding external tensors of both programs, for --runtime's "
           "loads; repeat for several");
+  add_device_options(*app, options.device);
   add_percent_option(*app, "--fail-on-growth", options.fail_on_growth_pct,
                      "exit 3 when a method's peak device bytes on a device grow by more than "
                      "PCT percent (0: any growth)");
@@ -69,9 +70,15 @@ int diff_command(const Args& args, std::ostream& out, std::ostream& err) {
     return cli::usage_error(*app, "OLD and NEW are the same file ('" + new_file + "')", err);
   }
   if (runtime_option->count() > 0) options.runtime = runtime;
+  if (options.device.kind == DeviceKind::Cuda && !options.runtime) {
+    return cli::usage_error(*app, "--device cuda needs --runtime (without it diff loads nothing)",
+                            err);
+  }
 
   const auto start = std::chrono::steady_clock::now();
-  Result<ProgramDiff> diff = diff_programs(old_file, new_file, options);
+  const Error ready = check_devices(options.device);
+  Result<ProgramDiff> diff =
+      ready.ok() ? diff_programs(old_file, new_file, options) : Result<ProgramDiff>(ready);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   int code = cli::kExitOk;

@@ -23,8 +23,8 @@ void add_ceiling(CLI::App& app, const char* name, uint64_t& target, const char* 
 
 void add_memory_ceiling_options(CLI::App& app, MemoryCeilings& ceilings) {
   add_ceiling(app, "--max-device-allocation", ceilings.max_device_allocation_bytes,
-              "refuse one simulated device allocation above SIZE (default 1TiB unbacked, 4GiB "
-              "host-backed)");
+              "refuse one device allocation above SIZE (default 1TiB unbacked, 4GiB "
+              "host-backed, none with --device cuda)");
   add_ceiling(app, "--max-host-buffer", ceilings.max_host_buffer_bytes,
               "refuse more than SIZE of host planned memory per method (default 4GiB)");
 }

@@ -288,11 +288,11 @@ Result<ProgramDiff> diff_programs(const std::string& old_file, const std::string
   if (!now.ok()) return now.error().with_context(new_file);
   std::vector<LoadFigures> old_loads, new_loads;
   if (options.runtime) {
-    Result<std::vector<LoadFigures>> a =
-        load_figures(old_file, method_names(*before), *options.runtime, options.data_paths);
+    Result<std::vector<LoadFigures>> a = load_figures(
+        old_file, method_names(*before), *options.runtime, options.data_paths, options.device);
     if (!a.ok()) return a.error().with_context(old_file);
-    Result<std::vector<LoadFigures>> b =
-        load_figures(new_file, method_names(*now), *options.runtime, options.data_paths);
+    Result<std::vector<LoadFigures>> b = load_figures(
+        new_file, method_names(*now), *options.runtime, options.data_paths, options.device);
     if (!b.ok()) return b.error().with_context(new_file);
     old_loads = std::move(*a);
     new_loads = std::move(*b);

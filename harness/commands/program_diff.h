@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/device_environment.h>
 #include <harness/engine/runtime_kind.h>
 #include <harness/json/json.h>
 #include <runtime_ext/core/device.h>
@@ -38,6 +39,7 @@ struct DiffOptions {
   std::optional<double> fail_on_growth_pct;  // --fail-on-growth PCT
   int64_t budget_steps = -1;                 // the exact search's budget for the optimum
   std::vector<std::string> data_paths;       // --data: data files (.ptd), for both programs
+  DeviceSetup device;                        // --device, --device-map: where --runtime loads
 };
 
 struct Change {

@@ -60,11 +60,13 @@ Result<MethodFigures> method_figures(const MethodPlan& plan, const MethodSummary
   return m;
 }
 
-// Loads, unloads and destroys one method on simulated devices and counts what it allocated.
+// Loads, unloads and destroys one method on `device`'s devices and counts what it allocated.
 // Only a program the engine cannot simulate at all is an error.
 Result<LoadFigures> load_method(const ProgramImage& image, const std::string& method,
-                                RuntimeKind runtime, const std::vector<std::string>& data) {
+                                RuntimeKind runtime, const std::vector<std::string>& data,
+                                const DeviceSetup& device) {
   SimulationOptions options;
+  options.device = device;
   options.methods = {method};
   options.runtime = runtime;
   options.data_paths = data;
@@ -127,13 +129,15 @@ Result<LoadFigures> load_from_json(const Json& j, const std::string& method) {
   return load;
 }
 
-// load_method under ExecuTorch, in a child process: ExecuTorch aborts on some programs, and
-// writes some device tensors' initial values with the host (a fault on simulated device
-// memory). Such a crash is the load's failure.
+// load_method in a child process: under ExecuTorch, which aborts on some programs and writes
+// some device tensors' initial values with the host (a fault on simulated device memory); and
+// on a GPU under either engine, so that this process never uses CUDA (which does not survive a
+// fork). Such a crash is the load's failure.
 Result<LoadFigures> load_method_isolated(const ProgramImage& image, const std::string& method,
-                                         const std::vector<std::string>& data) {
+                                         RuntimeKind runtime, const std::vector<std::string>& data,
+                                         const DeviceSetup& device) {
   ChildOutcome child = run_in_child([&](std::string* out) {
-    *out = write_json(load_json(load_method(image, method, RuntimeKind::Executorch, data)));
+    *out = write_json(load_json(load_method(image, method, runtime, data, device)));
     return 0;
   });
   if (child.started && !child.signaled() && child.exit_code == 0) {
@@ -148,9 +152,10 @@ Result<LoadFigures> load_method_isolated(const ProgramImage& image, const std::s
   static const std::regex kAddress("0x[0-9a-fA-F]{6,}");
   LoadFigures load;
   load.method = method;
-  load.status =
-      Error(ErrorCode::Internal, "ExecuTorch crashed loading " + method + ": " +
-                                     std::regex_replace(child.describe(), kAddress, "0x..."));
+  load.status = Error(ErrorCode::Internal,
+                      std::string(runtime == RuntimeKind::Executorch ? "ExecuTorch" : "devplan") +
+                          " crashed loading " + method + ": " +
+                          std::regex_replace(child.describe(), kAddress, "0x..."));
   return load;
 }
 
@@ -187,13 +192,15 @@ Result<ProgramFigures> program_figures(const std::string& file, int64_t budget_s
 Result<std::vector<LoadFigures>> load_figures(const std::string& file,
                                               const std::vector<std::string>& methods,
                                               RuntimeKind runtime,
-                                              const std::vector<std::string>& data) {
+                                              const std::vector<std::string>& data,
+                                              const DeviceSetup& device) {
   DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
   std::vector<LoadFigures> loads;
   for (const std::string& method : methods) {
-    DEVPLAN_ASSIGN_OR_RETURN(LoadFigures load, runtime == RuntimeKind::Executorch
-                                                   ? load_method_isolated(image, method, data)
-                                                   : load_method(image, method, runtime, data));
+    DEVPLAN_ASSIGN_OR_RETURN(LoadFigures load,
+                             runtime == RuntimeKind::Executorch || device.kind == DeviceKind::Cuda
+                                 ? load_method_isolated(image, method, runtime, data, device)
+                                 : load_method(image, method, runtime, data, device));
     loads.push_back(std::move(load));
   }
   return loads;

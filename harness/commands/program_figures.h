@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <harness/commands/device_environment.h>
 #include <harness/commands/program_summary.h>
 #include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/device.h>
@@ -73,15 +74,16 @@ struct LoadFigures {
   std::vector<std::string> stand_ins;
 };
 
-// Loads each of `methods` on its own (a fresh Module each, simulated devices, unbacked memory),
-// unloads it and destroys the Module, under `runtime`. A method the engine cannot load, a
-// program it refuses, or (under ExecuTorch, which runs in a child process) a crash, is that
-// method's failed load (LoadFigures::status). Errors only for a file that cannot be mapped.
-// `data`: the data files (.ptd) of the program's external tensors (--data).
+// Loads each of `methods` on its own (a fresh Module each, on `device`'s devices: by default
+// simulated, unbacked memory), unloads it and destroys the Module, under `runtime`. A method the
+// engine cannot load, a program it refuses, or (under ExecuTorch, which runs in a child process) a
+// crash, is that method's failed load (LoadFigures::status). Errors only for a file that cannot be
+// mapped. `data`: the data files (.ptd) of the program's external tensors (--data).
 Result<std::vector<LoadFigures>> load_figures(const std::string& file,
                                               const std::vector<std::string>& methods,
                                               RuntimeKind runtime,
-                                              const std::vector<std::string>& data = {});
+                                              const std::vector<std::string>& data = {},
+                                              const DeviceSetup& device = DeviceSetup());
 
 // The engines this build has: devplan, and executorch when it was built with it.
 std::vector<RuntimeKind> built_runtimes();

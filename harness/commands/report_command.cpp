@@ -293,20 +293,6 @@ ProgramRow report_program_isolated(const std::string& file, const std::string& o
   return row;
 }
 
-// Whether `device`'s devices can be made, asked where the programs will run: in a child under
-// ExecuTorch, since CUDA once initialised does not survive the fork of each program's child.
-Error devices_ready(const DeviceSetup& device, RuntimeKind runtime) {
-  if (device.kind == DeviceKind::Simulated) return Error::success();
-  if (runtime != RuntimeKind::Executorch) return DeviceEnvironment::create(device).error();
-  ChildOutcome child = run_in_child([&](std::string* out) {
-    Error made = DeviceEnvironment::create(device).error();
-    *out = made.ok() ? "" : made.message();
-    return made.ok() ? 0 : 1;
-  });
-  if (child.started && !child.signaled() && child.exit_code == 0) return Error::success();
-  return Error(ErrorCode::NotSupported, child.out.empty() ? child.describe() : child.out);
-}
-
 // "simulated", or "cuda" with the device map when there is one.
 std::string device_text(const DeviceSetup& device) {
   if (device.kind == DeviceKind::Simulated) return "simulated";
@@ -500,7 +486,7 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
     return cli::kExitError;
   }
   c.fuzz.checks.differential = c.runtime == RuntimeKind::Executorch;
-  if (Error ready = devices_ready(c.device, c.runtime); !ready.ok()) {
+  if (Error ready = check_devices(c.device); !ready.ok()) {
     err << "devplan report: " << ready.message() << "\n";
     return cli::kExitError;
   }
@@ -522,6 +508,16 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
   for (const std::string& file : c.files) {
     o.rows.push_back(
         report_program_isolated(file, c.out_dir, c.runtime, c.device, c.ceilings, c.data, err));
+  }
+  // The campaign runs here, after every program's child: CUDA is first used in this process now.
+  std::unique_ptr<RealDeviceMemory> fuzz_memory;
+  if (c.fuzz.max_cases > 0 && c.device.kind == DeviceKind::Cuda) {
+    Result<std::unique_ptr<RealDeviceMemory>> opened =
+        RealDeviceMemory::open(c.device, /*wrap_absent=*/true);
+    if (opened.ok()) {
+      fuzz_memory = std::move(opened).value();
+      c.fuzz.checks.device_memory = fuzz_memory->allocator();
+    }
   }
   if (c.fuzz.max_cases > 0) o.campaign = run_campaign(c.fuzz, {});
   for (const ProgramRow& r : o.rows) {

@@ -42,8 +42,9 @@ struct RunCommandLine {
 };
 
 std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
-  auto app =
-      cli::make_command_app("run", "Execute a method on simulated devices and print its outputs.");
+  auto app = cli::make_command_app(
+      "run",
+      "Execute a method on simulated devices (or a GPU: --device cuda) and print its outputs.");
   add_program_argument(*app, c.file);
   app->add_option("--method", c.method, "the method to run (default: the first)");
   cli::add_repeated_option(*app, "--input", c.inputs,

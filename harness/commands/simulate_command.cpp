@@ -67,8 +67,8 @@ Result<std::pair<Device, uint64_t>> parse_capacity(const std::string& text) {
 std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
   auto app = cli::make_command_app(
       "simulate",
-      "Load and unload methods on simulated devices; report the allocation ledger, per-device "
-      "statistics, leaks and misuse.");
+      "Load and unload methods on simulated devices (or a GPU: --device cuda); report the "
+      "allocation ledger, per-device statistics, leaks and misuse.");
   SimulationOptions& o = c.options;
   add_program_argument(*app, c.file);
   cli::add_repeated_option(*app, "--method", o.methods, "load only this method (repeatable)");
@@ -112,7 +112,8 @@ std::unique_ptr<CLI::App> simulate_app(SimulateCommandLine& c) {
   app->add_option_function<std::string>(
          "--backing", [&o](const std::string& text) { o.backing = *parse_device_backing(text); },
          "simulated device memory: unbacked (default; address ranges, no host memory behind "
-         "them, copies back just their pages) or host (every byte host memory)")
+         "them, copies back just their pages) or host (every byte host memory); refused with "
+         "--device cuda, whose memory is the GPU's")
       ->type_name("unbacked|host")
       ->check(cli::checked_by(&parse_device_backing));
   add_memory_ceiling_options(*app, o.ceilings);

@@ -21,7 +21,8 @@ struct EngineRun {
 // The devices one engine runs against, kept for all the runs of a case (a fresh environment
 // per run costs more than the runs themselves).
 struct EngineDevices {
-  EngineDevices(RuntimeKind kind, const std::vector<uint8_t>& bytes) : runtime(kind), bytes(bytes) {
+  EngineDevices(RuntimeKind kind, const std::vector<uint8_t>& bytes, DeviceAllocator* memory)
+      : runtime(kind), bytes(bytes), memory(memory) {
     if (kind == RuntimeKind::Devplan) {
       // Parsed once for all the runtime_ext sessions of the case.
       Result<Program> loaded =
@@ -31,6 +32,7 @@ struct EngineDevices {
   }
   RuntimeKind runtime;
   const std::vector<uint8_t>& bytes;
+  DeviceAllocator* memory;                // real device memory, or null for simulated devices
   std::shared_ptr<const Program> parsed;  // runtime_ext, when the program reads
   std::unique_ptr<DeviceEnvironment> env;
 
@@ -45,7 +47,12 @@ struct EngineDevices {
       env->tracking()->clear_faults();
       return Error::success();
     }
-    DEVPLAN_ASSIGN_OR_RETURN(env, DeviceEnvironment::create(DeviceKind::Simulated));
+    DeviceSetup setup;
+    if (memory != nullptr) {
+      setup.kind = DeviceKind::Cuda;
+      setup.memory = memory;
+    }
+    DEVPLAN_ASSIGN_OR_RETURN(env, DeviceEnvironment::create(setup));
     env->tracking()->set_max_allocation_bytes(uint64_t{1} << 30);
     return Error::success();
   }
@@ -258,10 +265,11 @@ std::optional<FuzzFinding> compare_faults(EngineDevices& devplan_devices,
 }  // namespace
 
 DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
-                                   const std::vector<std::string>* compared_outputs) {
+                                   const std::vector<std::string>* compared_outputs,
+                                   DeviceAllocator* device_memory) {
   DifferentialResult result;
-  EngineDevices devplan_devices(RuntimeKind::Devplan, bytes);
-  EngineDevices executorch_devices(RuntimeKind::Executorch, bytes);
+  EngineDevices devplan_devices(RuntimeKind::Devplan, bytes, device_memory);
+  EngineDevices executorch_devices(RuntimeKind::Executorch, bytes, device_memory);
   const EngineRun ours = run_engine(devplan_devices);
   // A tensor used after a FreeCall: runtime_ext reports it; ExecuTorch has cleared the data
   // pointer and its kernel would dereference null, taking the process down. Not executed there.

@@ -29,9 +29,11 @@ struct DifferentialResult {
 };
 
 // Runs `bytes` through both engines. Outputs are compared for the methods named in
-// `compared_outputs` (every method when null). Needs the ExecuTorch engine
+// `compared_outputs` (every method when null). `device_memory`: real device memory both engines'
+// devices sit on (--device cuda); null: simulated. Needs the ExecuTorch engine
 // (executorch_available()).
 DifferentialResult compare_engines(const std::vector<uint8_t>& bytes,
-                                   const std::vector<std::string>* compared_outputs = nullptr);
+                                   const std::vector<std::string>* compared_outputs = nullptr,
+                                   DeviceAllocator* device_memory = nullptr);
 
 }  // namespace devplan::harness

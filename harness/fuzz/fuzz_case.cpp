@@ -18,9 +18,10 @@
 namespace devplan::harness {
 namespace {
 
-// The simulated devices one Module runs against.
+// The devices one Module runs against: simulated, or the tracking stack over real memory.
 struct SimulatedDevices {
-  TrackingDeviceAllocator tracking{DeviceType::CUDA};
+  std::unique_ptr<TrackingDeviceAllocator> owned_tracking;
+  TrackingDeviceAllocator& tracking;
   UnloadBugAllocator registered;  // in front of `tracking`: the injected bug, if any
   DeviceAllocatorRegistry allocators;
   SimulatedDeviceBackend add{SimulatedDeviceBackend::Op::Add};
@@ -29,8 +30,12 @@ struct SimulatedDevices {
 
   AllocationTotals* totals;
 
-  SimulatedDevices(UnloadBug bug, AllocationTotals* totals_out)
-      : registered(&tracking, bug), totals(totals_out) {
+  SimulatedDevices(UnloadBug bug, AllocationTotals* totals_out, DeviceAllocator* memory)
+      : owned_tracking(memory != nullptr ? std::make_unique<TrackingDeviceAllocator>(memory)
+                                         : std::make_unique<TrackingDeviceAllocator>()),
+        tracking(*owned_tracking),
+        registered(&tracking, bug),
+        totals(totals_out) {
     tracking.set_max_allocation_bytes(uint64_t{1} << 30);
     (void)allocators.register_allocator(&registered);
     (void)backends.register_backend(kScenarioDelegateBackend, &add);
@@ -98,7 +103,7 @@ std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s,
                                            const std::shared_ptr<const Program>& program,
                                            SplitMix64& rng, const FuzzCaseOptions& options,
                                            size_t* device_allocations) {
-  SimulatedDevices devices(options.unload_bug, options.totals);
+  SimulatedDevices devices(options.unload_bug, options.totals, options.device_memory);
   std::vector<size_t> order(s.methods.size());
   std::iota(order.begin(), order.end(), 0);
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
@@ -125,10 +130,10 @@ std::optional<FuzzFinding> check_lifecycle(const ProgramScenario& s,
 std::optional<FuzzFinding> check_fault(const ProgramScenario& s,
                                        const std::shared_ptr<const Program>& program,
                                        size_t device_allocations, SplitMix64& rng,
-                                       AllocationTotals* totals) {
+                                       AllocationTotals* totals, DeviceAllocator* device_memory) {
   if (device_allocations == 0) return std::nullopt;
   const uint64_t k = rng.below(device_allocations) + 1;
-  SimulatedDevices devices(UnloadBug::None, totals);
+  SimulatedDevices devices(UnloadBug::None, totals, device_memory);
   devices.tracking.fail_allocation_at(k);
   {
     Module module(program, devices.options);
@@ -261,14 +266,16 @@ std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64
   if (auto f = check_round_trip(scenario, *program)) return f;
   size_t device_allocations = 0;
   if (auto f = check_lifecycle(scenario, program, rng, options, &device_allocations)) return f;
-  if (auto f = check_fault(scenario, program, device_allocations, rng, options.totals)) return f;
+  if (auto f = check_fault(scenario, program, device_allocations, rng, options.totals,
+                           options.device_memory))
+    return f;
   if (auto f = check_corruption(scenario, rng)) return f;
   if (!options.differential) return std::nullopt;
   std::vector<std::string> determined;
   for (const MethodScenario& m : scenario.methods) {
     if (outputs_are_determined(m)) determined.push_back(m.name);
   }
-  DifferentialResult d = compare_engines(bytes, &determined);
+  DifferentialResult d = compare_engines(bytes, &determined, options.device_memory);
   if (options.known_divergences != nullptr) {
     for (const auto& [id, count] : d.known) (*options.known_divergences)[id] += count;
   }

@@ -9,7 +9,8 @@
 //   placement    each load makes exactly one device allocation per non-CPU, non-empty buffer,
 //                on its device index, of its size, aligned to 16, owned "<method>/buffer <i>";
 //                every planned tensor lies inside its own buffer;
-//   execute      every loaded method executes on the simulated devices;
+//   execute      every loaded method executes on the devices (simulated, or real ones under
+//                FuzzCaseOptions::device_memory);
 //   cleanup      after unloading (in a random order) and destroying the Module, no allocation
 //                is live and no misuse was recorded (leaks are named with their owners);
 //   fault        failing a random k-th allocation makes a load fail with
@@ -32,7 +33,7 @@
 
 namespace devplan::harness {
 
-// Device allocations made by the checks of fuzz cases (every check's simulated devices), summed.
+// Device allocations made by the checks of fuzz cases (every check's devices), summed.
 struct AllocationTotals {
   uint64_t allocations = 0;
   uint64_t frees = 0;
@@ -48,6 +49,9 @@ struct FuzzCaseOptions {
   std::map<std::string, uint64_t>* known_divergences = nullptr;
   // Where the cases' device allocations are counted (null: not counted).
   AllocationTotals* totals = nullptr;
+  // --device cuda: the real device memory every check's tracking allocator sits on (serving
+  // every index the scenarios use); null: simulated devices.
+  DeviceAllocator* device_memory = nullptr;
 };
 
 struct FuzzFinding {

@@ -51,6 +51,19 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
         << executorch_unavailable_reason() << "\n";
     return cli::kExitError;
   }
+  std::unique_ptr<RealDeviceMemory> device_memory;
+  if (c.device.kind == DeviceKind::Cuda) {
+    Result<std::unique_ptr<RealDeviceMemory>> opened =
+        RealDeviceMemory::open(c.device, /*wrap_absent=*/true);
+    if (!opened.ok()) {
+      err << "devplan fuzz: " << opened.error().message() << "\n";
+      return cli::kExitError;
+    }
+    device_memory = std::move(opened).value();
+    options->checks.device_memory = device_memory->allocator();
+  }
+  const std::string devices_line =
+      device_memory == nullptr ? "simulated" : device_memory->describe();
   // A live line on a terminal; plain lines, every few seconds, otherwise.
   const bool tty = &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   ProgressPacer plain_lines(2.0);
@@ -89,6 +102,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
     doc["seconds"] = result.seconds;
     doc["cases_per_second"] = rate;
     doc["runtime"] = runtime_name(c.runtime);
+    doc["devices"] = devices_line;
     doc["differential"] = options->checks.differential;
     if (options->checks.differential) {
       doc["divergences"] =
@@ -118,6 +132,7 @@ int fuzz_command(const Args& args, std::ostream& out, std::ostream& err) {
                   result.failure ? 1 : 0, static_cast<unsigned long long>(options->seed),
                   options->shard_index, options->shard_count);
     out << line << "\n";
+    if (device_memory != nullptr) out << "devices: " << devices_line << "\n";
     if (options->checks.differential) {
       out << "differential: devplan and executorch compared on every case; known divergences:";
       if (result.known_divergences.empty()) out << " none";

@@ -35,7 +35,9 @@ std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
       "Randomized campaign: generated programs, device mappings, faults, lifecycles. Without "
       "--cases or --seconds, runs 1000 cases. --runtime executorch holds ExecuTorch's runtime to "
       "every case too (it implies --differential: the invariants run on runtime_ext, ExecuTorch "
-      "must match it). Shards also come from TEST_TOTAL_SHARDS/TEST_SHARD_INDEX or "
+      "must match it). --device cuda runs every check on the GPU's memory; a planned device no "
+      "GPU has and no --device-map names runs on cuda:(index % GPUs present). Shards also come "
+      "from TEST_TOTAL_SHARDS/TEST_SHARD_INDEX or "
       "GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX.");
   CampaignOptions& o = c.options;
   app->add_option("--seed", o.seed, "the campaign's seed (default 1)")
@@ -63,6 +65,7 @@ std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
   app->add_flag("--differential", c.differential,
                 "also load and run every case in ExecuTorch and compare");
   add_runtime_option(*app, c.runtime);
+  add_device_options(*app, c.device);
   app->add_option("--out", c.out_dir, "where a failing case's program is written (default .)")
       ->type_name("DIR");
   app->add_option("--junit", c.junit, "write JUnit XML")->type_name("FILE");
@@ -90,6 +93,11 @@ std::string replay_options(const FuzzCommandLine& c) {
   std::string extra;
   if (!c.devices.empty()) extra += " --devices " + c.devices;
   if (!c.inject_bug.empty()) extra += " --inject-bug " + c.inject_bug;
+  if (c.device.kind == DeviceKind::Cuda) extra += " --device cuda";
+  for (const auto& [planned, present] : c.device.map.entries) {
+    extra += " --device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
+             Device(DeviceType::CUDA, present).to_string();
+  }
   return extra;
 }
 

@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <harness/commands/device_environment.h>
 #include <harness/engine/runtime_kind.h>
 #include <harness/fuzz/fuzz_campaign.h>
 
@@ -28,6 +29,7 @@ struct FuzzCommandLine {
   std::string inject_bug;
   bool differential = false;
   RuntimeKind runtime = RuntimeKind::Devplan;
+  DeviceSetup device;  // --device, --device-map
   std::string out_dir = ".";
   std::string junit;
   bool json = false;
@@ -44,7 +46,8 @@ std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c);
 // wrong.
 Result<CampaignOptions> campaign_options(const FuzzCommandLine& c);
 
-// The options beyond seed, case and --differential that a replay needs (" --devices ...").
+// The options beyond seed, case and --differential that a replay needs (" --devices ...",
+// " --device cuda", " --device-map cuda:1=cuda:0").
 std::string replay_options(const FuzzCommandLine& c);
 
 }  // namespace devplan::harness

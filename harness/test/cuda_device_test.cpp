@@ -10,6 +10,8 @@
 #include <harness/commands/command.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
+#include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/fuzz_command_line.h>
 #include <runtime_ext/cuda/cuda_allocator.h>
 #include <runtime_ext/cuda/test/fake_cuda_runtime.h>
 #include "commands_test_support.h"
@@ -206,6 +208,96 @@ TEST(CudaDevice, ACapacityOnTheGpuFailsTheLoadAsOnTheSimulatedDevice) {
   size_t mallocs = 0;
   for (const std::string& call : gpu.runtime.calls()) mallocs += call.rfind("malloc", 0) == 0;
   EXPECT_EQ(mallocs, 0u);
+}
+
+// The fuzz campaign's checks on the GPU's memory (every planned index mapped onto the one GPU, as
+// `devplan fuzz --device cuda` does on a one-GPU machine): the same cases allocate the same.
+TEST(CudaDevice, AFuzzCampaignOnTheGpuMakesTheSimulatedCampaignsAllocations) {
+  CampaignOptions o;
+  o.seed = 6;
+  o.max_cases = 40;
+  o.scenario = command_line_scenario();
+  const CampaignResult simulated = run_campaign(o, {});
+  FakeCudaRuntime runtime(/*device_count=*/1, size_t{256} << 20);
+  CudaAllocator allocator(runtime);
+  DeviceSetup setup;
+  setup.kind = DeviceKind::Cuda;
+  setup.memory = &allocator;
+  for (int index = 1; index <= kMaxDeviceIndex; ++index) {
+    ASSERT_TRUE(setup.map.add(static_cast<DeviceIndex>(index), 0).ok());
+  }
+  Result<std::unique_ptr<RealDeviceMemory>> memory = RealDeviceMemory::open(setup);
+  ASSERT_TRUE(memory.ok()) << memory.error().to_string();
+  o.checks.device_memory = (*memory)->allocator();
+  const CampaignResult cuda = run_campaign(o, {});
+  ASSERT_FALSE(cuda.failure.has_value()) << cuda.failure->finding.message;
+  EXPECT_EQ(cuda.cases, 40u);
+  EXPECT_EQ(cuda.totals.allocations, simulated.totals.allocations);
+  EXPECT_EQ(cuda.totals.frees, cuda.totals.allocations);
+  EXPECT_EQ(cuda.totals.allocated_bytes, simulated.totals.allocated_bytes);
+  EXPECT_EQ(runtime.live_allocations(), 0u);
+}
+
+// The device options' usage errors: exit 2 and one line saying what is wrong, on any machine.
+TEST(CudaDeviceOptions, UsageErrorsNameWhatIsWrong) {
+  const std::string p = exported_program("devplan_two_devices.pte");
+  const std::string q = exported_program("devplan_one_delegate.pte");
+  struct Case {
+    testing::CommandFn command;
+    Args args;
+    std::string first_line;
+  };
+  const Case cases[] = {
+      {&simulate_command,
+       {p, "--device-map", "cuda:1=cuda:0"},
+       "devplan simulate: --device-map: needs --device cuda (the simulated devices have every "
+       "index from cuda:0 to cuda:127)"},
+      {&run_command,
+       {p, "--device", "cuda", "--device-map", "cuda:1"},
+       "devplan run: --device-map: --device-map expects PLANNED=PRESENT, two CUDA devices like "
+       "cuda:1=cuda:0, got 'cuda:1'"},
+      {&simulate_command,
+       {p, "--device", "cuda", "--device-map", "cpu:0=cuda:0"},
+       "devplan simulate: --device-map: --device-map expects PLANNED=PRESENT, two CUDA devices "
+       "like cuda:1=cuda:0, got 'cpu:0=cuda:0'"},
+      {&report_command,
+       {p, "--device", "cuda", "--device-map", "cuda:1=cuda:0", "--device-map", "cuda:1=cuda:2"},
+       "devplan report: --device-map: cuda:1 is mapped twice (to cuda:0 and cuda:2)"},
+      {&diff_command,
+       {p, q, "--device", "cuda"},
+       "devplan diff: --device cuda needs --runtime (without it diff loads nothing)"},
+      {&simulate_command,
+       {p, "--device", "cuda", "--backing", "host"},
+       "devplan simulate: --backing applies to the simulated devices, not --device cuda"},
+      {&fuzz_command,
+       {"--device-map", "cuda:1=cuda:0", "--cases", "1"},
+       "devplan fuzz: --device-map: needs --device cuda (the simulated devices have every index "
+       "from cuda:0 to cuda:127)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.first_line);
+    const testing::CommandResult r = testing::run(c.command, c.args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), c.first_line);
+  }
+}
+
+TEST(CudaDeviceOptions, AMapIsRepeatableAndTheSameMappingTwiceIsOne) {
+  DeviceMap map;
+  ASSERT_TRUE(map.add(1, 0).ok());
+  ASSERT_TRUE(map.add(1, 0).ok());
+  ASSERT_TRUE(map.add(3, 1).ok());
+  EXPECT_EQ(map.describe(), "cuda:1=cuda:0, cuda:3=cuda:1");
+  EXPECT_EQ(map.add(-1, 0).message(), "device indices must not be negative");
+  Result<std::pair<DeviceIndex, DeviceIndex>> entry = parse_device_map_entry("cuda:7=cuda:2");
+  ASSERT_TRUE(entry.ok());
+  EXPECT_EQ(entry->first, 7);
+  EXPECT_EQ(entry->second, 2);
+  EXPECT_FALSE(parse_device_map_entry("cuda:1=").ok());
+  EXPECT_FALSE(parse_device_map_entry("=cuda:0").ok());
+  EXPECT_FALSE(parse_device_map_entry("cuda:1=cuda:0=cuda:2").ok());
+  EXPECT_FALSE(parse_device_map_entry("cuda:128=cuda:0").ok());
 }
 
 }  // namespace
