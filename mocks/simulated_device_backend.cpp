@@ -40,7 +40,8 @@ Result<SimulatedDeviceBackend::Op> elementwise_op_from_processed(Span<const uint
 
 Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string& name,
                                 DeviceAllocator* allocator, const Tensor* const tensors[3],
-                                const std::string arg_names[3], Span<const int32_t> value_indices) {
+                                const std::string arg_names[3], Span<const int32_t> value_indices,
+                                const SimulatedDeviceBackend::DeviceElementwise* on_device) {
   // All three in host memory (a legacy device program plans the delegate's tensors in host
   // buffers, with no copies around it): the backend moves the data itself, so the result is
   // what the host kernel computes in place.
@@ -78,6 +79,10 @@ Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string
   if (allocator == nullptr) {
     return Error(ErrorCode::NotFound,
                  name + ": no device allocator registered for " + device.to_string());
+  }
+  if (on_device != nullptr && *on_device) {
+    std::optional<Error> done = (*on_device)(op, *tensors[0], *tensors[1], *tensors[2], device);
+    if (done) return done->ok() ? *done : done->with_context(name);
   }
   Staged staged[3];
   for (size_t i = 0; i < 3; ++i) {
@@ -159,8 +164,8 @@ Error SimulatedDeviceBackend::execute(DelegateHandle* handle, const BackendConte
   }
   DeviceAllocator* allocator =
       ctx.allocators ? ctx.allocators->get(tensors[0]->device.type) : nullptr;
-  DEVPLAN_RETURN_IF_ERROR(
-      run_simulated_elementwise(op, name, allocator, tensors, names, ctx.value_indices));
+  DEVPLAN_RETURN_IF_ERROR(run_simulated_elementwise(op, name, allocator, tensors, names,
+                                                    ctx.value_indices, &on_device_));
   ++executions_;
   return Error::success();
 }

@@ -12,11 +12,17 @@
 // operands through the device allocator's copies (so a stale or out-of-range pointer is caught
 // by the allocator's checks), computes with the host kernel, and copies the result back.
 //
+// On a real device the compute may run there instead (DeviceElementwise, e.g. CUDA kernels): the
+// staging through copies then stays only for what the device's kernels do not handle, so the
+// errors are the host kernel's in every case.
+//
 // Threading: stateless apart from counters; safe to share between methods and threads.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <optional>
 
 #include <runtime_ext/core/device_allocator.h>
 #include <runtime_ext/executor/backend.h>
@@ -37,7 +43,13 @@ class SimulatedDeviceBackend : public Backend {
   // (scripts/export_executorch_fixtures.py); ExecuTorch's side is ExecutorchDeviceBackend.
   static constexpr const char* kDevplanBackendId = "DevplanDeviceBackend";
 
-  explicit SimulatedDeviceBackend(Op op = Op::Add) : op_(op) {}
+  // The op computed on the device where `a`, `b` and `out` live (all on `device`): the result,
+  // or nullopt when the device's kernels do not handle the case (then it is staged).
+  using DeviceElementwise = std::function<std::optional<Error>(
+      Op op, const Tensor& a, const Tensor& b, const Tensor& out, Device device)>;
+
+  explicit SimulatedDeviceBackend(Op op = Op::Add, DeviceElementwise on_device = {})
+      : op_(op), on_device_(std::move(on_device)) {}
 
   Result<std::unique_ptr<DelegateHandle>> init(const DelegateInfo& delegate,
                                                const BackendContext& ctx) override;
@@ -47,6 +59,7 @@ class SimulatedDeviceBackend : public Backend {
 
  private:
   Op op_;
+  DeviceElementwise on_device_;
   std::atomic<uint64_t> executions_{0};
 };
 
@@ -60,9 +73,11 @@ Result<SimulatedDeviceBackend::Op> elementwise_op_from_processed(Span<const uint
 // computes `op` (Add or Mul, broadcasting a and b to out) with the host kernel and copies out
 // back. When all three are host memory (a legacy device program's delegate), it computes in
 // place. `name`, `arg_names` and `value_indices` (one per tensor, or empty) label the errors.
-Error run_simulated_elementwise(SimulatedDeviceBackend::Op op, const std::string& name,
-                                DeviceAllocator* allocator, const Tensor* const tensors[3],
-                                const std::string arg_names[3],
-                                Span<const int32_t> value_indices = Span<const int32_t>());
+// With `on_device` (non-null and set), the device computes what its kernels handle.
+Error run_simulated_elementwise(
+    SimulatedDeviceBackend::Op op, const std::string& name, DeviceAllocator* allocator,
+    const Tensor* const tensors[3], const std::string arg_names[3],
+    Span<const int32_t> value_indices = Span<const int32_t>(),
+    const SimulatedDeviceBackend::DeviceElementwise* on_device = nullptr);
 
 }  // namespace devplan

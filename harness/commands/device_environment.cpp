@@ -4,6 +4,7 @@
 
 #ifdef DEVPLAN_HAVE_CUDA
 #include <runtime_ext/cuda/cuda_device_count.h>
+#include <runtime_ext/cuda/cuda_elementwise_binary.h>
 #include <runtime_ext/cuda/cuda_registration.h>
 #endif
 
@@ -87,6 +88,7 @@ Result<std::unique_ptr<RealDeviceMemory>> RealDeviceMemory::open(const DeviceSet
       }
     }
     base = &process_cuda_allocator();
+    memory->runs_kernels_ = true;
 #else
     return Error(ErrorCode::NotSupported,
                  "--device cuda: this devplan was built without CUDA (configure with "
@@ -150,6 +152,19 @@ Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(const Devic
     DEVPLAN_ASSIGN_OR_RETURN(env->memory_, RealDeviceMemory::open(setup));
     env->map_ = env->memory_->map();
     env->tracking_ = std::make_unique<TrackingDeviceAllocator>(env->memory_->allocator());
+#ifdef DEVPLAN_HAVE_CUDA
+    if (env->memory_->runs_kernels()) {
+      const RealDeviceMemory* memory = env->memory_.get();
+      env->on_device_ = [memory](SimulatedDeviceBackend::Op op, const Tensor& a, const Tensor& b,
+                                 const Tensor& out, Device device) -> std::optional<Error> {
+        if (!cuda_elementwise_binary_handles(a, b, out)) return std::nullopt;
+        return cuda_elementwise_binary(op == SimulatedDeviceBackend::Op::Mul
+                                           ? ElementwiseBinaryOp::Mul
+                                           : ElementwiseBinaryOp::Add,
+                                       a, b, out, memory->target(device.index));
+      };
+    }
+#endif
   }
   DEVPLAN_RETURN_IF_ERROR(env->finish(bug));
   return env;
@@ -163,9 +178,10 @@ Error DeviceEnvironment::finish(UnloadBug bug) {
     registered_ = unload_bug_.get();
   }
   DEVPLAN_RETURN_IF_ERROR(allocators_.register_allocator(registered_));
-  add_backend_ = std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::Add);
-  devplan_backend_ =
-      std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::FromProcessed);
+  add_backend_ =
+      std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::Add, on_device_);
+  devplan_backend_ = std::make_unique<SimulatedDeviceBackend>(
+      SimulatedDeviceBackend::Op::FromProcessed, on_device_);
   DEVPLAN_RETURN_IF_ERROR(
       backends_.register_backend(SimulatedDeviceBackend::kAddBackendId, add_backend_.get()));
   return backends_.register_backend(SimulatedDeviceBackend::kDevplanBackendId,

@@ -10,8 +10,10 @@
 //                            is present.
 //
 // The device backends (the fixtures' DeviceAddBackend and the exporter's DevplanDeviceBackend)
-// stage their operands through the registered allocator's copies and compute on the host, so
-// they run on either kind and give the same bits. With an UnloadBug other than None
+// run in both engines: on a GPU as CUDA kernels on the memory the plan placed
+// (cuda_elementwise_binary, the same bits as the host kernel); on simulated devices, and for
+// what the kernels do not handle (the host kernel's errors), staged through the registered
+// allocator's copies and computed on the host. With an UnloadBug other than None
 // (`--inject-bug`), an UnloadBugAllocator sits in front of the recorder, so every engine frees
 // wrongly in the same way and the recorder sees each call.
 //
@@ -78,6 +80,12 @@ class RealDeviceMemory {
                                                         bool wrap_absent = false);
 
   DeviceAllocator* allocator() { return top_; }
+  // The GPU a planned index's memory is on.
+  DeviceIndex target(DeviceIndex planned) const {
+    return mapping_ ? mapping_->target(planned) : planned;
+  }
+  // True on the process's GPUs (not a test's allocator): CUDA kernels can run on the memory.
+  bool runs_kernels() const { return runs_kernels_; }
   // Every mapping in effect.
   const DeviceMap& map() const { return map_; }
   // "cuda", "cuda (device map cuda:1=cuda:0)", "cuda (device map ...; cuda:2 and up run on
@@ -88,7 +96,8 @@ class RealDeviceMemory {
   RealDeviceMemory() = default;
 
   DeviceMap map_;
-  DeviceMap given_;       // the map the setup named
+  DeviceMap given_;  // the map the setup named
+  bool runs_kernels_ = false;
   int wrapped_from_ = 0;  // with wrap_absent: the GPUs present (the first index wrapped)
   std::unique_ptr<IndexMappingDeviceAllocator> mapping_;  // only with a map
   DeviceAllocator* top_ = nullptr;
@@ -124,6 +133,9 @@ class DeviceEnvironment {
   const DeviceAllocatorRegistry& allocators() const { return allocators_; }
   // "unbacked" or "host" (simulated devices, as set_backing chose) or "cuda".
   std::string device_memory() const;
+  // How the device backends compute on these devices (empty: staged on the host); both engines'
+  // backends use it.
+  const SimulatedDeviceBackend::DeviceElementwise& device_elementwise() const { return on_device_; }
 
   std::vector<AllocationEvent> events() const { return recording_->events(); }
   // Successful allocations in order, each live or freed.
@@ -141,6 +153,7 @@ class DeviceEnvironment {
   DeviceMap map_;
   std::unique_ptr<RealDeviceMemory> memory_;  // real devices only
   std::unique_ptr<TrackingDeviceAllocator> tracking_;
+  SimulatedDeviceBackend::DeviceElementwise on_device_;
   std::unique_ptr<SimulatedDeviceBackend> add_backend_;      // kAddBackendId
   std::unique_ptr<SimulatedDeviceBackend> devplan_backend_;  // kDevplanBackendId
   std::unique_ptr<RecordingDeviceAllocator> recording_;

@@ -287,3 +287,58 @@ TEST_F(SimulatedDeviceBackendTest, FromProcessedRunsTheOpItsHandleChose) {
 
 }  // namespace
 }  // namespace devplan
+
+namespace devplan {
+namespace {
+
+// A device that computes itself (DeviceElementwise): what it takes it computes, what it leaves
+// is staged through the allocator as on a simulated device, and its errors name the delegate.
+TEST(SimulatedDeviceBackendOnDevice, TheDeviceComputesWhatItTakesAndTheRestIsStaged) {
+  TrackingDeviceAllocator cuda;
+  float a_host[2] = {1.5f, 2.0f}, b_host[2] = {4.0f, 0.5f}, out_host[2] = {};
+  void* block[3];
+  for (void*& p : block) p = *cuda.allocate(8, 0);
+  ASSERT_TRUE(cuda.copy_host_to_device(block[0], a_host, 8, 0).ok());
+  ASSERT_TRUE(cuda.copy_host_to_device(block[1], b_host, 8, 0).ok());
+  Tensor t[3];
+  for (int i = 0; i < 3; ++i) {
+    t[i].dtype = ScalarType::Float;
+    t[i].sizes = {2};
+    t[i].device = Device::cuda(0);
+    t[i].nbytes = 8;
+    t[i].data = block[i];
+  }
+  const Tensor* tensors[3] = {&t[0], &t[1], &t[2]};
+  const std::string names[3] = {"a", "b", "out"};
+  std::vector<std::string> calls;
+  std::optional<Error> answer;
+  const SimulatedDeviceBackend::DeviceElementwise on_device =
+      [&](SimulatedDeviceBackend::Op op, const Tensor& a, const Tensor&, const Tensor& out,
+          Device device) -> std::optional<Error> {
+    calls.push_back(std::string(op == SimulatedDeviceBackend::Op::Mul ? "mul" : "add") + " on " +
+                    device.to_string() + " " + std::to_string(a.numel()) + " into " +
+                    std::to_string(out.nbytes) + " B");
+    return answer;
+  };
+  // Left to staging: the host kernel computes it.
+  ASSERT_TRUE(run_simulated_elementwise(SimulatedDeviceBackend::Op::Mul, "d", &cuda, tensors, names,
+                                        {}, &on_device)
+                  .ok());
+  ASSERT_TRUE(cuda.copy_device_to_host(out_host, block[2], 8, 0).ok());
+  EXPECT_EQ(out_host[0], 6.0f);
+  EXPECT_EQ(out_host[1], 1.0f);
+  // Taken by the device: nothing staged, its error named by the delegate.
+  answer = Error(ErrorCode::Internal, "kernel fault");
+  const uint64_t copies_before = cuda.stats(0).device_to_host_copies;
+  Error e = run_simulated_elementwise(SimulatedDeviceBackend::Op::Add, "d", &cuda, tensors, names,
+                                      {}, &on_device);
+  EXPECT_EQ(e.code(), ErrorCode::Internal);
+  EXPECT_EQ(e.message(), "d: kernel fault");
+  EXPECT_EQ(cuda.stats(0).device_to_host_copies, copies_before);
+  EXPECT_EQ(calls,
+            (std::vector<std::string>{"mul on cuda:0 2 into 8 B", "add on cuda:0 2 into 8 B"}));
+  for (void* p : block) cuda.deallocate(p, 0);
+}
+
+}  // namespace
+}  // namespace devplan

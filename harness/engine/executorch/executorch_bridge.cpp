@@ -28,6 +28,7 @@ namespace {
 
 std::mutex g_mutex;  // guards everything below that is not atomic
 std::atomic<DeviceAllocator*> g_target{nullptr};
+std::atomic<const SimulatedDeviceBackend::DeviceElementwise*> g_on_device{nullptr};
 std::vector<ExpectedBuffer> g_expected;
 std::vector<std::string> g_error_log;  // each distinct line once, in order
 std::atomic<int> g_placeholders_enabled{0};
@@ -177,8 +178,10 @@ void install() {
   });
 }
 
-ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target)
+ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target,
+                                       const SimulatedDeviceBackend::DeviceElementwise* on_device)
     : previous_(g_target.exchange(target)),
+      previous_on_device_(g_on_device.exchange(on_device)),
       routed_(
           std::make_unique<testing_et::ScopedExecutorchAllocator>(executorch_cuda_allocator())) {
   if (!routed_->status().ok()) append_error("devplan: " + routed_->status().message());
@@ -186,9 +189,14 @@ ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target)
 ScopedBridgeTarget::~ScopedBridgeTarget() {
   routed_.reset();
   g_target.store(previous_);
+  g_on_device.store(previous_on_device_);
 }
 
 DeviceAllocator* current_target() { return g_target.load(); }
+
+const SimulatedDeviceBackend::DeviceElementwise* current_device_elementwise() {
+  return g_on_device.load();
+}
 
 void expect_buffers(std::vector<ExpectedBuffer> buffers) {
   std::lock_guard<std::mutex> lock(g_mutex);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <mocks/simulated_device_backend.h>
 #include <runtime_ext/core/device.h>
 #include <runtime_ext/core/device_allocator.h>
 #include <runtime_ext/core/result.h>
@@ -32,16 +33,20 @@ namespace devplan::harness::executorch_bridge {
 // Registers executorch_testing's CUDA router, the log hook and DevplanDeviceBackend (once).
 void install();
 
-// Installs `target` as the allocator the CUDA forwarder uses, for this object's lifetime.
+// Installs `target` as the allocator the CUDA forwarder uses, and `on_device` as how devplan's
+// device backends compute (SimulatedDeviceBackend::DeviceElementwise; may be null or empty), for
+// this object's lifetime.
 class ScopedBridgeTarget {
  public:
-  explicit ScopedBridgeTarget(DeviceAllocator* target);
+  explicit ScopedBridgeTarget(DeviceAllocator* target,
+                              const SimulatedDeviceBackend::DeviceElementwise* on_device = nullptr);
   ~ScopedBridgeTarget();
   ScopedBridgeTarget(const ScopedBridgeTarget&) = delete;
   ScopedBridgeTarget& operator=(const ScopedBridgeTarget&) = delete;
 
  private:
   DeviceAllocator* previous_;
+  const SimulatedDeviceBackend::DeviceElementwise* previous_on_device_;
   std::unique_ptr<executorch_testing::ScopedExecutorchAllocator> routed_;
 };
 
@@ -76,6 +81,8 @@ class ScopedPlaceholders {
 };
 // The allocator installed by ScopedBridgeTarget (null when none).
 DeviceAllocator* current_target();
+// The device compute installed with it (null when none).
+const SimulatedDeviceBackend::DeviceElementwise* current_device_elementwise();
 // Adds a line to the error log (devplan's own backends report through it).
 void record_error(const std::string& line);
 

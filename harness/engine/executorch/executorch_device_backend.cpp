@@ -83,7 +83,8 @@ class ExecutorchDeviceBackend final : public et::BackendInterface {
       tensors[i] = &views[i];
     }
     const auto op = *reinterpret_cast<const SimulatedDeviceBackend::Op*>(handle);
-    Error e = run_simulated_elementwise(op, name, current_target(), tensors, names);
+    Error e = run_simulated_elementwise(op, name, current_target(), tensors, names, {},
+                                        current_device_elementwise());
     return e.ok() ? et::Error::Ok : fail(e);
   }
 

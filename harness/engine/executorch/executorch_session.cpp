@@ -108,6 +108,7 @@ class ExecutorchSession final : public EngineSession {
   ExecutorchSession(ProgramImage bytes, DeviceEnvironment& env, const SessionOptions& options)
       : bytes_(std::move(bytes)),
         target_(env.device_allocator()),
+        on_device_(&env.device_elementwise()),
         allocators_(env.allocators()),
         placeholders_(options.placeholder_backends ? new bridge::ScopedPlaceholders() : nullptr),
         minimal_verification_(options.executorch_minimal_verification),
@@ -490,8 +491,9 @@ class ExecutorchSession final : public EngineSession {
 
   ProgramImage bytes_;  // mapped or owned; ExecuTorch reads it in place
   DeviceAllocator* target_;
-  const DeviceAllocatorRegistry& allocators_;  // holds target_, for caller memory
-  bridge::ScopedBridgeTarget scoped_target_{target_};
+  const SimulatedDeviceBackend::DeviceElementwise* on_device_;  // the environment's
+  const DeviceAllocatorRegistry& allocators_;                   // holds target_, for caller memory
+  bridge::ScopedBridgeTarget scoped_target_{target_, on_device_};
   std::unique_ptr<bridge::ScopedPlaceholders> placeholders_;
   bool minimal_verification_;
   // Caller memory per method; freed after the Module (declared before it, reset after it).
