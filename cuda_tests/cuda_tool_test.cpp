@@ -1,0 +1,140 @@
+// The devplan tool's services on a real GPU (`--device cuda`): the exporter's device programs
+// allocate on the GPU exactly what the simulated devices record, give the same outputs in both
+// engines (ExecuTorch 1.5.1's Module with devplan's allocator registered), return every byte of
+// device memory, and each device allocation failing in turn leaves nothing behind. Programs from
+// DEVPLAN_PROGRAMS_DIR (scripts/cuda-check.sh --prebuilt sets it) or the source tree.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <harness/commands/command.h>
+#include <harness/commands/program_figures.h>
+#include <harness/commands/run_report.h>
+#include <harness/commands/simulation.h>
+#include <harness/engine/engine.h>
+
+#include "cuda_test.h"
+
+namespace devplan::cuda_testing {
+namespace {
+
+using harness::DeviceKind;
+using harness::DeviceSetup;
+using harness::RunReport;
+using harness::RuntimeKind;
+using harness::SimulationOptions;
+using harness::SimulationResult;
+
+std::string program(const std::string& name) {
+  const char* dir = std::getenv("DEVPLAN_PROGRAMS_DIR");
+  return (dir != nullptr ? std::string(dir)
+                         : std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter") +
+         "/" + name;
+}
+
+// Every planned index on the GPUs present (cuda:k on cuda:k % count), as on a one-GPU machine.
+DeviceSetup gpu(int device_count) {
+  DeviceSetup setup;
+  setup.kind = DeviceKind::Cuda;
+  for (int k = device_count; k < 4; ++k) {
+    EXPECT_TRUE(
+        setup.map.add(static_cast<DeviceIndex>(k), static_cast<DeviceIndex>(k % device_count))
+            .ok());
+  }
+  return setup;
+}
+
+std::vector<std::string> ledger_lines(const std::vector<AllocationRecord>& ledger) {
+  std::vector<std::string> lines;
+  for (const AllocationRecord& r : ledger) {
+    lines.push_back(format_allocation(r) + (r.live ? " live" : " freed"));
+  }
+  return lines;
+}
+
+SimulationResult simulate(const std::string& path, const DeviceSetup& device, RuntimeKind runtime,
+                          uint64_t fail_alloc = 0) {
+  Result<harness::ProgramImage> image = harness::ProgramImage::map(path);
+  EXPECT_TRUE(image.ok()) << image.error().to_string();
+  if (!image.ok()) return SimulationResult();
+  SimulationOptions options;
+  options.device = device;
+  options.runtime = runtime;
+  options.fail_alloc = fail_alloc;
+  Result<SimulationResult> r = simulate_program(*image, options);
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+  return r.ok() ? *r : SimulationResult();
+}
+
+const char* const kPrograms[] = {
+    "devplan_one_delegate.pte", "devplan_broadcast.pte",     "devplan_two_delegates.pte",
+    "devplan_skip_io.pte",      "devplan_skip_io_chain.pte", "devplan_two_devices.pte",
+};
+
+class CudaToolTest : public CudaTest {};
+
+TEST_F(CudaToolTest, BothEnginesAllocateOnTheGpuWhatTheSimulatedDevicesRecord) {
+  for (RuntimeKind runtime : harness::built_runtimes()) {
+    for (const char* name : kPrograms) {
+      SCOPED_TRACE(std::string(name) + " under " + harness::runtime_name(runtime));
+      const size_t free_before = free_device_memory(0);
+      {
+        const SimulationResult simulated = simulate(program(name), DeviceSetup(), runtime);
+        const SimulationResult cuda = simulate(program(name), gpu(device_count()), runtime);
+        EXPECT_EQ(cuda.device_memory, "cuda");
+        EXPECT_EQ(ledger_lines(cuda.allocations), ledger_lines(simulated.allocations));
+        EXPECT_TRUE(cuda.all_loaded());
+        EXPECT_TRUE(cuda.leaks.empty());
+        EXPECT_TRUE(cuda.misuse.empty());
+      }
+      if (!under_compute_sanitizer()) EXPECT_EQ(free_device_memory(0), free_before);
+    }
+  }
+}
+
+TEST_F(CudaToolTest, BothEnginesRunWithTheSimulatedDevicesOutputBits) {
+  for (RuntimeKind runtime : harness::built_runtimes()) {
+    for (const char* name : kPrograms) {
+      SCOPED_TRACE(std::string(name) + " under " + harness::runtime_name(runtime));
+      bool usage_error = false;
+      Result<RunReport> simulated =
+          harness::run_program(program(name), "", {}, &usage_error, DeviceSetup(), runtime);
+      Result<RunReport> cuda =
+          harness::run_program(program(name), "", {}, &usage_error, gpu(device_count()), runtime);
+      ASSERT_TRUE(simulated.ok()) << simulated.error().to_string();
+      ASSERT_TRUE(cuda.ok()) << cuda.error().to_string();
+      ASSERT_EQ(cuda->outputs.size(), simulated->outputs.size());
+      for (size_t i = 0; i < cuda->outputs.size(); ++i) {
+        EXPECT_EQ(cuda->outputs[i].bytes, simulated->outputs[i].bytes) << "output " << i;
+      }
+      EXPECT_TRUE(cuda->leak_lines.empty());
+      EXPECT_TRUE(cuda->misuse_lines.empty());
+    }
+  }
+}
+
+TEST_F(CudaToolTest, EachDeviceAllocationFailingInTurnLeavesNothingOnTheGpu) {
+  const std::string name = program("devplan_two_devices.pte");
+  for (RuntimeKind runtime : harness::built_runtimes()) {
+    const size_t calls = simulate(name, DeviceSetup(), runtime).allocations.size();
+    ASSERT_GT(calls, 0u);
+    for (uint64_t n = 1; n <= calls; ++n) {
+      SCOPED_TRACE("--fail-alloc " + std::to_string(n) + " under " +
+                   harness::runtime_name(runtime));
+      const size_t free_before = free_device_memory(0);
+      {
+        const SimulationResult cuda = simulate(name, gpu(device_count()), runtime, n);
+        EXPECT_FALSE(cuda.all_loaded());
+        ASSERT_EQ(cuda.failed_allocations.size(), 1u);
+        EXPECT_EQ(cuda.failed_allocations[0].seq, n);
+        EXPECT_TRUE(cuda.leaks.empty());
+      }
+      if (!under_compute_sanitizer()) EXPECT_EQ(free_device_memory(0), free_before);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace devplan::cuda_testing
