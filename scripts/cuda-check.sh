@@ -7,7 +7,11 @@
 #                                               # binaries, ctest -L cuda, then the sanitizer
 #   scripts/cuda-check.sh --package OUTDIR      # build the CUDA test binaries here, linked
 #                                               # statically (GoogleTest, cudart_static,
-#                                               # libstdc++), into OUTDIR (at most 64 MiB)
+#                                               # libstdc++), into OUTDIR (at most 64 MiB),
+#                                               # with the devplan tool and cuda_tool_test
+#                                               # (OUTDIR/lib: ExecuTorch's libraries and the
+#                                               # C++ runtime beside them) and the committed
+#                                               # programs (OUTDIR/programs)
 #   scripts/cuda-check.sh --prebuilt DIR [--results RDIR] [--require-gpu]
 #                                               # run the binaries of a package directly, for a
 #                                               # GPU machine without GoogleTest or network;
@@ -15,6 +19,11 @@
 #                                               # DIR/results)
 #
 # --require-gpu makes "no usable CUDA device" a failure instead of a skip.
+#
+# --prebuilt, after the tests, runs `devplan report` over the package's programs with
+# --device simulated and with --device cuda (and the same under --runtime executorch) and
+# compares the two tables row by row: the same allocations, leaks, misuse, overlaps and runs.
+# A difference fails the check; the reports are in RDIR/report-*.txt.
 #
 # compute-sanitizer: first the known-clean cuda_sanitizer_probe runs under
 # `compute-sanitizer --leak-check full --error-exitcode 1`. If that fails, the tool cannot run
@@ -40,9 +49,10 @@ deadline=$((SECONDS + budget))
 
 # The binaries a package holds, with their role: gpu (GoogleTest, label cuda), unit
 # (GoogleTest, needs no GPU), probe (the sanitizer probe).
-package_binaries=(cuda_gpu_test:gpu cuda_allocator_test:unit cuda_runtime_test:unit
-                  cuda_sanitizer_probe:probe)
-build_targets=(cuda_gpu_test cuda_sanitizer_probe cuda_allocator_test cuda_runtime_test)
+package_binaries=(cuda_gpu_test:gpu cuda_tool_test:gpu cuda_allocator_test:unit
+                  cuda_runtime_test:unit cuda_sanitizer_probe:probe devplan:tool)
+build_targets=(cuda_gpu_test cuda_tool_test cuda_sanitizer_probe cuda_allocator_test
+               cuda_runtime_test devplan)
 
 max_package_bytes=$((64 * 1024 * 1024))
 
@@ -250,18 +260,37 @@ mode_package() {
     # Debug sections are not needed to run; keep the symbol table for backtraces.
     strip --strip-debug "$out/$name"
     echo "$name $role" >>"$out/manifest.txt"
-    # Everything but the C library must be linked in.
-    local foreign
-    foreign=$(ldd "$out/$name" | awk '{print $1}' |
-      grep -v -E '^(linux-vdso\.so|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|/lib64/ld-linux|ld-linux)' || true)
-    [[ -z $foreign ]] || die "$name still needs shared libraries: ${foreign//$'\n'/ }"
+    # Everything but the C library is linked in or travels in lib/ (ExecuTorch's libraries
+    # and the C++ runtime they need, found through the binary's $ORIGIN/lib).
+    local lib path
+    while read -r lib path; do
+      case $lib in
+        linux-vdso.so* | libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | \
+          /lib64/ld-linux* | ld-linux*) ;;
+        *)
+          [[ -f $path ]] || die "$name needs $lib, which is not found"
+          mkdir -p "$out/lib"
+          [[ -f $out/lib/$lib ]] || cp -L "$path" "$out/lib/$lib"
+          ;;
+      esac
+    done < <(ldd "$build_dir/bin/$name" | awk '$2 == "=>" {print $1, $3} $2 != "=>" {print $1, ""}')
+    if [[ -d $out/lib ]]; then
+      local missing
+      missing=$(LD_LIBRARY_PATH="$out/lib" ldd "$out/$name" | grep 'not found' || true)
+      [[ -z $missing ]] || die "$name: $missing"
+    fi
   done
+  mkdir -p "$out/programs"
+  cp "$repo"/fixtures/executorch/exporter/*.pte "$repo"/fixtures/executorch/exporter/*.bpte \
+    "$repo"/fixtures/executorch/exporter/*.ptd "$out/programs/"
   cp "$script_path" "$out/cuda-check.sh"
   local bytes glibc
   bytes=$(du -sb "$out" | cut -f1)
   ((bytes <= max_package_bytes)) ||
     die "package $out is $bytes bytes, over the $max_package_bytes byte limit"
-  glibc=$(for entry in "${package_binaries[@]}"; do objdump -T "$out/${entry%%:*}"; done |
+  glibc=$(for f in "${package_binaries[@]%%:*}" lib/*; do
+      [[ -f $out/$f ]] && objdump -T "$out/$f" 2>/dev/null
+    done |
     grep -o 'GLIBC_[0-9.]*' | sort -t. -k1,1 -k2,2n -k3,3n -u | tail -1)
   {
     echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) from $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -282,6 +311,8 @@ mode_prebuilt() {
   [[ -n $probe ]] || die "no probe in $dir/manifest.txt"
   probe="$dir/$probe"
   device_status "$results" "$probe"
+  export DEVPLAN_PROGRAMS_DIR="$dir/programs"
+  local tool=""
   while read -r name role; do
     [[ -z $name ]] && continue
     [[ -x $dir/$name ]] || die "$dir/$name is missing or not executable"
@@ -292,11 +323,53 @@ mode_prebuilt() {
         [[ $role == gpu ]] && gpu_binaries+=("$dir/$name")
         ;;
       probe) ;;
+      tool) tool="$dir/$name" ;;
       *) die "unknown role '$role' for $name in $dir/manifest.txt" ;;
     esac
   done <"$dir/manifest.txt"
+  [[ -n $tool ]] && { compare_reports "$tool" "$dir/programs" "$results" || status=1; }
   run_sanitizer_stage "$results" "$probe" "${gpu_binaries[@]}" || status=1
   finish "$status" "$results" "$probe"
+}
+
+# The report's table without what may differ between two runs: the devices line, times.
+report_rows() {
+  grep -v -E '^(devices:|pictures:)' "$1" | sed -E 's/ in [0-9.]+ s,/,/'
+}
+
+# compare_reports TOOL PROGRAMS RESULTS: `devplan report` with --device simulated and
+# --device cuda, under each engine, must give the same rows. Skipped without a usable GPU.
+compare_reports() {
+  local tool=$1 programs=$2 results=$3 failed=0 runtime device rc
+  if ! "$tool" run "$programs/devplan_one_delegate.pte" --device cuda >/dev/null 2>&1; then
+    say "report: no usable GPU for the tool; skipped ($("$tool" run "$programs/devplan_one_delegate.pte" --device cuda 2>&1 | tail -1))"
+    echo "report: skipped, no usable GPU" >>"$results/summary.txt"
+    return 0
+  fi
+  for runtime in devplan executorch; do
+    for device in simulated cuda; do
+      local devices=(--device "$device")
+      [[ $device == cuda ]] && devices+=(--device-map cuda:1=cuda:0)
+      rc=0
+      timeout "$(time_left)" "$tool" report "$programs"/*.pte "$programs"/*.bpte \
+        --data "$programs/wild_external_data.ptd" --runtime "$runtime" "${devices[@]}" \
+        --fuzz-cases 200 --out "$results/report-$runtime-$device" \
+        >"$results/report-$runtime-$device.txt" 2>&1 || rc=$?
+      echo "$rc" >"$results/report-$runtime-$device.rc"
+    done
+    if diff <(report_rows "$results/report-$runtime-simulated.txt"; cat "$results/report-$runtime-simulated.rc") \
+            <(report_rows "$results/report-$runtime-cuda.txt"; cat "$results/report-$runtime-cuda.rc") \
+            >"$results/report-$runtime.diff"; then
+      say "report --runtime $runtime: --device cuda matches --device simulated ($(tail -1 "$results/report-$runtime-cuda.txt"))"
+      echo "report --runtime $runtime: cuda matches simulated" >>"$results/summary.txt"
+    else
+      failed=1
+      say "report --runtime $runtime: --device cuda DIFFERS from --device simulated:"
+      head -20 "$results/report-$runtime.diff"
+      echo "report --runtime $runtime: cuda DIFFERS (report-$runtime.diff)" >>"$results/summary.txt"
+    fi
+  done
+  return "$failed"
 }
 
 # finish STATUS RESULTS PROBE: applies --require-gpu, prints the summary, exits.
