@@ -15,6 +15,12 @@
 #include <harness/commands/simulation.h>
 #include <harness/engine/engine.h>
 
+#include <harness/fuzz/fuzz_campaign.h>
+#include <harness/fuzz/fuzz_command_line.h>
+#include <runtime_ext/cuda/cuda_allocator.h>
+#include <runtime_ext/cuda/cuda_pointer_check.h>
+#include <runtime_ext/cuda/real_cuda_runtime.h>
+
 #include "cuda_test.h"
 
 namespace devplan::cuda_testing {
@@ -134,6 +140,114 @@ TEST_F(CudaToolTest, EachDeviceAllocationFailingInTurnLeavesNothingOnTheGpu) {
       if (!under_compute_sanitizer()) EXPECT_EQ(free_device_memory(0), free_before);
     }
   }
+}
+
+// The real CUDA runtime with cudaMalloc failing at its N-th call: a driver failure in the middle
+// of a load, under the ledger (which records it as a failed allocation with CUDA's words).
+class MallocFailingRuntime : public CudaRuntime {
+ public:
+  explicit MallocFailingRuntime(uint64_t fail_at) : fail_at_(fail_at) {}
+  int get_device_count(int* count) override { return real_.get_device_count(count); }
+  int get_device(int* device) override { return real_.get_device(device); }
+  int set_device(int device) override { return real_.set_device(device); }
+  int malloc(void** ptr, size_t nbytes) override {
+    if (++mallocs_ == fail_at_) return kCudaErrorMemoryAllocation;
+    return real_.malloc(ptr, nbytes);
+  }
+  int free(void* ptr) override { return real_.free(ptr); }
+  int memcpy(void* dst, const void* src, size_t nbytes, CudaMemcpyDirection direction) override {
+    return real_.memcpy(dst, src, nbytes, direction);
+  }
+  const char* get_error_string(int status) override { return real_.get_error_string(status); }
+  int mem_get_info(size_t* free_bytes, size_t* total_bytes) override {
+    return real_.mem_get_info(free_bytes, total_bytes);
+  }
+  int pointer_get_attributes(CudaPointerAttributes* attributes, const void* ptr) override {
+    return real_.pointer_get_attributes(attributes, ptr);
+  }
+
+ private:
+  CudaRuntime& real_ = real_cuda_runtime();
+  const uint64_t fail_at_;
+  uint64_t mallocs_ = 0;
+};
+
+TEST_F(CudaToolTest, EachCudaMallocFailingInTurnFailsTheLoadAndLeavesNothingOnTheGpu) {
+  const std::string name = program("devplan_two_devices.pte");
+  for (RuntimeKind runtime : harness::built_runtimes()) {
+    const size_t calls = simulate(name, DeviceSetup(), runtime).allocations.size();
+    ASSERT_GT(calls, 0u);
+    for (uint64_t n = 1; n <= calls; ++n) {
+      SCOPED_TRACE("cudaMalloc " + std::to_string(n) + " fails, under " +
+                   harness::runtime_name(runtime));
+      const size_t free_before = free_device_memory(0);
+      {
+        MallocFailingRuntime failing(n);
+        CudaAllocator allocator(failing);
+        DeviceSetup setup = gpu(device_count());
+        setup.memory = &allocator;
+        const SimulationResult cuda = simulate(name, setup, runtime);
+        EXPECT_FALSE(cuda.all_loaded());
+        ASSERT_EQ(cuda.failed_allocations.size(), 1u);
+        EXPECT_EQ(cuda.failed_allocations[0].code, ErrorCode::MemoryAllocationFailed);
+        EXPECT_NE(cuda.failed_allocations[0].reason.find("cudaMalloc"), std::string::npos)
+            << cuda.failed_allocations[0].reason;
+        EXPECT_TRUE(cuda.leaks.empty());
+        EXPECT_TRUE(cuda.misuse.empty());
+      }
+      if (!under_compute_sanitizer()) EXPECT_EQ(free_device_memory(0), free_before);
+    }
+  }
+}
+
+TEST_F(CudaToolTest, LoadedBuffersAreDeviceMemoryOfTheGpuTheyArePlacedOn) {
+  for (RuntimeKind runtime : harness::built_runtimes()) {
+    SCOPED_TRACE(harness::runtime_name(runtime));
+    const DeviceSetup setup = gpu(device_count());
+    Result<std::unique_ptr<harness::DeviceEnvironment>> env =
+        harness::DeviceEnvironment::create(setup);
+    ASSERT_TRUE(env.ok()) << env.error().to_string();
+    Result<harness::ProgramImage> image =
+        harness::ProgramImage::map(program("devplan_two_devices.pte"));
+    ASSERT_TRUE(image.ok());
+    Result<std::unique_ptr<harness::EngineSession>> session =
+        harness::open_session(runtime, *image, **env, harness::SessionOptions());
+    ASSERT_TRUE(session.ok()) << session.error().to_string();
+    ASSERT_TRUE((*session)->load_method("forward").ok());
+    const std::vector<AllocationRecord> live = (*env)->leaks();
+    ASSERT_EQ(live.size(), 2u);
+    for (const AllocationRecord& r : live) {
+      const DeviceIndex gpu_index = r.device.index % device_count();
+      EXPECT_TRUE(
+          check_cuda_device_pointer(real_cuda_runtime(), r.ptr, gpu_index, format_allocation(r))
+              .ok());
+    }
+    ASSERT_TRUE((*session)->unload_method("forward").ok());
+    EXPECT_TRUE((*env)->leaks().empty());
+  }
+}
+
+// Generated programs through every fuzz check on the GPU, and (with ExecuTorch) the two engines
+// compared on it: simulated devices, the GPU under runtime_ext and under ExecuTorch agree.
+TEST_F(CudaToolTest, AFuzzCampaignOnTheGpuFindsNothing) {
+  harness::CampaignOptions o;
+  o.seed = 3;
+  o.max_cases = 60;
+  o.scenario = harness::command_line_scenario();
+  o.checks.differential = harness::executorch_available();
+  DeviceSetup setup;
+  setup.kind = DeviceKind::Cuda;
+  Result<std::unique_ptr<harness::RealDeviceMemory>> memory =
+      harness::RealDeviceMemory::open(setup, /*wrap_absent=*/true);
+  ASSERT_TRUE(memory.ok()) << memory.error().to_string();
+  o.checks.device_memory = (*memory)->allocator();
+  const size_t free_before = free_device_memory(0);
+  const harness::CampaignResult r = harness::run_campaign(o, {});
+  ASSERT_FALSE(r.failure.has_value())
+      << r.failure->finding.check << ": " << r.failure->finding.message;
+  EXPECT_EQ(r.cases, 60u);
+  EXPECT_EQ(r.totals.frees, r.totals.allocations);
+  if (!under_compute_sanitizer()) EXPECT_EQ(free_device_memory(0), free_before);
 }
 
 }  // namespace
