@@ -260,25 +260,22 @@ mode_package() {
     # Debug sections are not needed to run; keep the symbol table for backtraces.
     strip --strip-debug "$out/$name"
     echo "$name $role" >>"$out/manifest.txt"
-    # Everything but the C library is linked in or travels in lib/ (ExecuTorch's libraries
-    # and the C++ runtime they need, found through the binary's $ORIGIN/lib).
-    local lib path
+    # Everything but the C library is linked in; a binary that looks in $ORIGIN/lib (the tool
+    # and cuda_tool_test) gets the rest there: ExecuTorch's libraries and the C++ runtime.
+    local lib path with_lib=0
+    readelf -d "$out/$name" | grep -q 'R.*PATH.*\$ORIGIN/lib' && with_lib=1
     while read -r lib path; do
       case $lib in
         linux-vdso.so* | libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | \
           /lib64/ld-linux* | ld-linux*) ;;
         *)
+          ((with_lib)) || die "$name still needs the shared library $lib"
           [[ -f $path ]] || die "$name needs $lib, which is not found"
           mkdir -p "$out/lib"
           [[ -f $out/lib/$lib ]] || cp -L "$path" "$out/lib/$lib"
           ;;
       esac
     done < <(ldd "$build_dir/bin/$name" | awk '$2 == "=>" {print $1, $3} $2 != "=>" {print $1, ""}')
-    if [[ -d $out/lib ]]; then
-      local missing
-      missing=$(LD_LIBRARY_PATH="$out/lib" ldd "$out/$name" | grep 'not found' || true)
-      [[ -z $missing ]] || die "$name: $missing"
-    fi
   done
   mkdir -p "$out/programs"
   cp "$repo"/fixtures/executorch/exporter/*.pte "$repo"/fixtures/executorch/exporter/*.bpte \
@@ -288,8 +285,8 @@ mode_package() {
   bytes=$(du -sb "$out" | cut -f1)
   ((bytes <= max_package_bytes)) ||
     die "package $out is $bytes bytes, over the $max_package_bytes byte limit"
-  glibc=$(for f in "${package_binaries[@]%%:*}" lib/*; do
-      [[ -f $out/$f ]] && objdump -T "$out/$f" 2>/dev/null
+  glibc=$(for f in "${package_binaries[@]/#/$out/}" "$out"/lib/*; do
+      objdump -T "${f%%:*}" 2>/dev/null || true
     done |
     grep -o 'GLIBC_[0-9.]*' | sort -t. -k1,1 -k2,2n -k3,3n -u | tail -1)
   {
@@ -346,13 +343,15 @@ compare_reports() {
     echo "report: skipped, no usable GPU" >>"$results/summary.txt"
     return 0
   fi
+  local data=() f
+  for f in "$programs"/*.ptd; do data+=(--data "$f"); done
   for runtime in devplan executorch; do
     for device in simulated cuda; do
       local devices=(--device "$device")
       [[ $device == cuda ]] && devices+=(--device-map cuda:1=cuda:0)
       rc=0
       timeout "$(time_left)" "$tool" report "$programs"/*.pte "$programs"/*.bpte \
-        --data "$programs/wild_external_data.ptd" --runtime "$runtime" "${devices[@]}" \
+        "${data[@]}" --runtime "$runtime" "${devices[@]}" \
         --fuzz-cases 200 --out "$results/report-$runtime-$device" \
         >"$results/report-$runtime-$device.txt" 2>&1 || rc=$?
       echo "$rc" >"$results/report-$runtime-$device.rc"
