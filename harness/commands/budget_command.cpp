@@ -132,6 +132,7 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
   if (json) {
     Json doc = json_document();
     doc["budget"] = output;
+    if (device.kind == DeviceKind::Cuda) doc["devices"] = device.describe();
     Json programs = Json::array();
     for (const auto& [name, p] : budget.programs) {
       Json names = Json::array();
@@ -146,6 +147,7 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
   out << "recorded " << budget.programs.size()
       << (budget.programs.size() == 1 ? " program" : " programs") << " (" << methods
       << (methods == 1 ? " method" : " methods") << ") in " << output << "\n";
+  if (device.kind == DeviceKind::Cuda) out << "devices: " << device.describe() << "\n";
   for (const auto& [name, p] : budget.programs) {
     out << "  " << name << ":";
     for (const auto& [method, m] : p.methods) out << " " << method;
@@ -215,8 +217,9 @@ const char* line_prefix(FindingKind kind) {
 }
 
 void print_check_text(const std::string& budget_file, const std::vector<ProgramCheck>& checks,
-                      const std::string& accept, std::ostream& out) {
+                      const std::string& accept, const DeviceSetup& device, std::ostream& out) {
   out << "budget: " << budget_file << "\n";
+  if (device.kind == DeviceKind::Cuda) out << "devices: " << device.describe() << "\n";
   size_t failures = 0, failed_programs = 0;
   for (const ProgramCheck& c : checks) {
     const size_t n = c.failures();
@@ -243,9 +246,10 @@ void print_check_text(const std::string& budget_file, const std::vector<ProgramC
 }
 
 Json budget_check_json(const std::string& budget_file, const std::vector<ProgramCheck>& checks,
-                       const std::string& accept) {
+                       const std::string& accept, const DeviceSetup& device) {
   Json doc = json_document();
   doc["budget"] = budget_file;
+  if (device.kind == DeviceKind::Cuda) doc["devices"] = device.describe();
   Json programs = Json::array();
   size_t failures = 0;
   for (const ProgramCheck& c : checks) {
@@ -362,9 +366,9 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   for (const ProgramCheck& c : checks) failures += c.failures();
   const std::string accept = accept_command(files, budget_file, data, device);
   if (json) {
-    out << write_json(budget_check_json(budget_file, checks, accept)) << "\n";
+    out << write_json(budget_check_json(budget_file, checks, accept, device)) << "\n";
   } else {
-    print_check_text(budget_file, checks, accept, out);
+    print_check_text(budget_file, checks, accept, device, out);
   }
   return finish(failures == 0 ? cli::kExitOk : cli::kExitFinding, check_junit_cases(checks));
 }

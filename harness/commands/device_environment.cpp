@@ -44,6 +44,11 @@ std::string DeviceMap::describe() const {
   return text;
 }
 
+std::string DeviceSetup::describe() const {
+  if (kind == DeviceKind::Simulated) return "simulated";
+  return map.empty() ? "cuda" : "cuda (device map " + map.describe() + ")";
+}
+
 Result<std::pair<DeviceIndex, DeviceIndex>> parse_device_map_entry(const std::string& text) {
   const Error usage(ErrorCode::InvalidArgument,
                     "--device-map expects PLANNED=PRESENT, two CUDA devices like cuda:1=cuda:0, "

@@ -66,6 +66,9 @@ struct DeviceSetup {
   // CudaAllocator over the CUDA runtime seam's fake, so the whole CUDA path runs without a GPU.
   // Not owned; it must outlive the environment.
   DeviceAllocator* memory = nullptr;
+
+  // "simulated", "cuda" or "cuda (device map cuda:1=cuda:0)": the `devices:` line of reports.
+  std::string describe() const;
 };
 
 // --device cuda's memory: setup.memory or the process's CudaAllocator, behind the device map.

@@ -335,6 +335,9 @@ std::string diff_text(const ProgramDiff& diff) {
   std::string text = "diff: " + diff.old_file + " -> " + diff.new_file + "\n";
   if (diff.options.runtime) {
     text += std::string("runtime: ") + runtime_name(*diff.options.runtime) + "\n";
+    if (diff.options.device.kind == DeviceKind::Cuda) {
+      text += "devices: " + diff.options.device.describe() + "\n";
+    }
   }
   size_t changed_methods = 0;
   for (const MethodDiff& m : diff.methods) {
@@ -378,6 +381,8 @@ Json diff_json(const ProgramDiff& diff) {
   doc["old"] = diff.old_file;
   doc["new"] = diff.new_file;
   doc["runtime"] = diff.options.runtime ? Json(runtime_name(*diff.options.runtime)) : Json(nullptr);
+  if (diff.options.device.kind == DeviceKind::Cuda) doc["device"] = "cuda";
+  if (!diff.options.device.map.empty()) doc["device_map"] = diff.options.device.map.describe();
   Json methods = Json::array();
   for (const MethodDiff& m : diff.methods) {
     Json changes = Json::array();

@@ -293,12 +293,6 @@ ProgramRow report_program_isolated(const std::string& file, const std::string& o
   return row;
 }
 
-// "simulated", or "cuda" with the device map when there is one.
-std::string device_text(const DeviceSetup& device) {
-  if (device.kind == DeviceKind::Simulated) return "simulated";
-  return device.map.empty() ? "cuda" : "cuda (device map " + device.map.describe() + ")";
-}
-
 std::string devices_text(const std::map<std::string, size_t>& per_device) {
   std::string text;
   for (const auto& [device, n] : per_device) {
@@ -382,7 +376,7 @@ std::string row_failure(const ProgramRow& r) {
 void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutcome& o) {
   char line[256];
   out << "runtime: " << runtime_name(c.runtime) << "\n";
-  out << "devices: " << device_text(c.device) << "\n";
+  out << "devices: " << c.device.describe() << "\n";
   std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s", "program", "methods",
                 "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run");
   out << line << "\n";
