@@ -43,11 +43,7 @@ std::string accept_command(const std::vector<std::string>& files, const std::str
   std::string command = "devplan budget record";
   for (const std::string& f : files) command += " " + f;
   for (const std::string& d : data) command += " --data " + d;
-  if (device.kind == DeviceKind::Cuda) command += " --device cuda";
-  for (const auto& [planned, present] : device.map.entries) {
-    command += " --device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
-               Device(DeviceType::CUDA, present).to_string();
-  }
+  command += device.arguments();
   return command + " -o " + budget;
 }
 

@@ -49,6 +49,16 @@ std::string DeviceSetup::describe() const {
   return map.empty() ? "cuda" : "cuda (device map " + map.describe() + ")";
 }
 
+std::string DeviceSetup::arguments() const {
+  if (kind == DeviceKind::Simulated) return "";
+  std::string text = " --device cuda";
+  for (const auto& [planned, present] : map.entries) {
+    text += " --device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
+            Device(DeviceType::CUDA, present).to_string();
+  }
+  return text;
+}
+
 Result<std::pair<DeviceIndex, DeviceIndex>> parse_device_map_entry(const std::string& text) {
   const Error usage(ErrorCode::InvalidArgument,
                     "--device-map expects PLANNED=PRESENT, two CUDA devices like cuda:1=cuda:0, "
@@ -95,6 +105,7 @@ Result<std::unique_ptr<RealDeviceMemory>> RealDeviceMemory::open(const DeviceSet
     base = &process_cuda_allocator();
     memory->runs_kernels_ = true;
 #else
+    (void)wrap_absent;
     return Error(ErrorCode::NotSupported,
                  "--device cuda: this devplan was built without CUDA (configure with "
                  "-DDEVPLAN_WITH_CUDA=ON on a machine with the CUDA toolkit)");
@@ -155,7 +166,6 @@ Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(const Devic
   } else {
     env->kind_ = DeviceKind::Cuda;
     DEVPLAN_ASSIGN_OR_RETURN(env->memory_, RealDeviceMemory::open(setup));
-    env->map_ = env->memory_->map();
     env->tracking_ = std::make_unique<TrackingDeviceAllocator>(env->memory_->allocator());
 #ifdef DEVPLAN_HAVE_CUDA
     if (env->memory_->runs_kernels()) {
@@ -191,6 +201,11 @@ Error DeviceEnvironment::finish(UnloadBug bug) {
       backends_.register_backend(SimulatedDeviceBackend::kAddBackendId, add_backend_.get()));
   return backends_.register_backend(SimulatedDeviceBackend::kDevplanBackendId,
                                     devplan_backend_.get());
+}
+
+const DeviceMap& DeviceEnvironment::device_map() const {
+  static const DeviceMap kNone;
+  return memory_ ? memory_->map() : kNone;
 }
 
 ModuleOptions DeviceEnvironment::module_options() const {

@@ -69,6 +69,9 @@ struct DeviceSetup {
 
   // "simulated", "cuda" or "cuda (device map cuda:1=cuda:0)": the `devices:` line of reports.
   std::string describe() const;
+  // The options that choose these devices again: "" (simulated), or " --device cuda" with a
+  // " --device-map PLANNED=PRESENT" per entry (replay and accept commands).
+  std::string arguments() const;
 };
 
 // --device cuda's memory: setup.memory or the process's CudaAllocator, behind the device map.
@@ -122,7 +125,7 @@ class DeviceEnvironment {
 
   DeviceKind kind() const { return kind_; }
   // The device map in use (empty on simulated devices).
-  const DeviceMap& device_map() const { return map_; }
+  const DeviceMap& device_map() const;
   // Registries for ModuleOptions::runtime, set to these devices.
   ModuleOptions module_options() const;
   // The allocator under every engine, simulated or over real memory: fault injection,
@@ -153,7 +156,6 @@ class DeviceEnvironment {
   Error finish(UnloadBug bug);
 
   DeviceKind kind_ = DeviceKind::Simulated;
-  DeviceMap map_;
   std::unique_ptr<RealDeviceMemory> memory_;  // real devices only
   std::unique_ptr<TrackingDeviceAllocator> tracking_;
   SimulatedDeviceBackend::DeviceElementwise on_device_;

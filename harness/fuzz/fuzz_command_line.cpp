@@ -93,11 +93,7 @@ std::string replay_options(const FuzzCommandLine& c) {
   std::string extra;
   if (!c.devices.empty()) extra += " --devices " + c.devices;
   if (!c.inject_bug.empty()) extra += " --inject-bug " + c.inject_bug;
-  if (c.device.kind == DeviceKind::Cuda) extra += " --device cuda";
-  for (const auto& [planned, present] : c.device.map.entries) {
-    extra += " --device-map " + Device(DeviceType::CUDA, planned).to_string() + "=" +
-             Device(DeviceType::CUDA, present).to_string();
-  }
+  extra += c.device.arguments();
   return extra;
 }
 

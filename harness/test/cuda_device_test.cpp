@@ -289,6 +289,15 @@ TEST(CudaDeviceOptions, AMapIsRepeatableAndTheSameMappingTwiceIsOne) {
   ASSERT_TRUE(map.add(1, 0).ok());
   ASSERT_TRUE(map.add(3, 1).ok());
   EXPECT_EQ(map.describe(), "cuda:1=cuda:0, cuda:3=cuda:1");
+  DeviceSetup setup;
+  EXPECT_EQ(setup.arguments(), "");
+  EXPECT_EQ(setup.describe(), "simulated");
+  setup.kind = DeviceKind::Cuda;
+  EXPECT_EQ(setup.arguments(), " --device cuda");
+  setup.map = map;
+  EXPECT_EQ(setup.arguments(),
+            " --device cuda --device-map cuda:1=cuda:0 --device-map cuda:3=cuda:1");
+  EXPECT_EQ(setup.describe(), "cuda (device map cuda:1=cuda:0, cuda:3=cuda:1)");
   EXPECT_EQ(map.add(-1, 0).message(), "device indices must not be negative");
   Result<std::pair<DeviceIndex, DeviceIndex>> entry = parse_device_map_entry("cuda:7=cuda:2");
   ASSERT_TRUE(entry.ok());
