@@ -37,6 +37,8 @@ const Command kCommands[] = {
      "find planned tensors that share bytes while both are live"},
     {"plot", &devplan::harness::plot_command,
      "draw the memory plan: one rectangle per planned tensor, lifetime by bytes"},
+    {"probe", &devplan::harness::probe_command,
+     "execute over poisoned memory and a no-reuse plan: unwritten outputs, plan corruption"},
     {"fuzz", &devplan::harness::fuzz_command,
      "randomized campaign: generated programs, device mappings, faults, lifecycles"},
     {"diff", &devplan::harness::diff_command,

@@ -34,6 +34,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err);
 int replan_command(const Args& args, std::ostream& out, std::ostream& err);
 int diff_command(const Args& args, std::ostream& out, std::ostream& err);
 int budget_command(const Args& args, std::ostream& out, std::ostream& err);
+int probe_command(const Args& args, std::ostream& out, std::ostream& err);
 
 // Checks every method of the program in `file` (see runtime_ext/analysis/plan_check.h).
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file);

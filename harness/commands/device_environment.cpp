@@ -152,7 +152,8 @@ std::string RealDeviceMemory::describe() const {
 }
 
 Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(const DeviceSetup& setup,
-                                                                     UnloadBug bug) {
+                                                                     UnloadBug bug,
+                                                                     ComputeBug compute_bug) {
   std::unique_ptr<DeviceEnvironment> env(new DeviceEnvironment());
   if (setup.kind == DeviceKind::Simulated) {
     if (!setup.map.empty()) {
@@ -181,11 +182,11 @@ Result<std::unique_ptr<DeviceEnvironment>> DeviceEnvironment::create(const Devic
     }
 #endif
   }
-  DEVPLAN_RETURN_IF_ERROR(env->finish(bug));
+  DEVPLAN_RETURN_IF_ERROR(env->finish(bug, compute_bug));
   return env;
 }
 
-Error DeviceEnvironment::finish(UnloadBug bug) {
+Error DeviceEnvironment::finish(UnloadBug bug, ComputeBug compute_bug) {
   recording_ = std::make_unique<RecordingDeviceAllocator>(tracking_.get());
   registered_ = recording_.get();
   if (bug != UnloadBug::None) {
@@ -193,6 +194,10 @@ Error DeviceEnvironment::finish(UnloadBug bug) {
     registered_ = unload_bug_.get();
   }
   DEVPLAN_RETURN_IF_ERROR(allocators_.register_allocator(registered_));
+  if (compute_bug != ComputeBug::None) {
+    compute_bug_ = std::make_unique<ComputeBugInjector>(compute_bug, registered_, on_device_);
+    on_device_ = compute_bug_->hook();
+  }
   add_backend_ =
       std::make_unique<SimulatedDeviceBackend>(SimulatedDeviceBackend::Op::Add, on_device_);
   devplan_backend_ = std::make_unique<SimulatedDeviceBackend>(

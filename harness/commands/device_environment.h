@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include <mocks/compute_bug.h>
 #include <mocks/index_mapping_device_allocator.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/simulated_device_backend.h>
@@ -116,11 +117,13 @@ Error check_devices(const DeviceSetup& setup);
 
 class DeviceEnvironment {
  public:
-  static Result<std::unique_ptr<DeviceEnvironment>> create(const DeviceSetup& setup,
-                                                           UnloadBug bug = UnloadBug::None);
-  static Result<std::unique_ptr<DeviceEnvironment>> create(DeviceKind kind,
-                                                           UnloadBug bug = UnloadBug::None) {
-    return create(DeviceSetup{kind, {}, nullptr}, bug);
+  // `compute_bug` (probe's --inject-bug) makes both engines' device backends compute wrongly.
+  static Result<std::unique_ptr<DeviceEnvironment>> create(
+      const DeviceSetup& setup, UnloadBug bug = UnloadBug::None,
+      ComputeBug compute_bug = ComputeBug::None);
+  static Result<std::unique_ptr<DeviceEnvironment>> create(
+      DeviceKind kind, UnloadBug bug = UnloadBug::None, ComputeBug compute_bug = ComputeBug::None) {
+    return create(DeviceSetup{kind, {}, nullptr}, bug, compute_bug);
   }
 
   DeviceKind kind() const { return kind_; }
@@ -143,6 +146,11 @@ class DeviceEnvironment {
   // backends use it.
   const SimulatedDeviceBackend::DeviceElementwise& device_elementwise() const { return on_device_; }
 
+  // Before each execution: an injected compute bug forgets the previous one's calls.
+  void start_execution() {
+    if (compute_bug_) compute_bug_->start_execution();
+  }
+
   std::vector<AllocationEvent> events() const { return recording_->events(); }
   // Successful allocations in order, each live or freed.
   std::vector<AllocationRecord> ledger() const { return tracking_->ledger(); }
@@ -153,12 +161,13 @@ class DeviceEnvironment {
  private:
   DeviceEnvironment() = default;
   // Stacks the recorder, the bug and the backends over tracking_.
-  Error finish(UnloadBug bug);
+  Error finish(UnloadBug bug, ComputeBug compute_bug);
 
   DeviceKind kind_ = DeviceKind::Simulated;
   std::unique_ptr<RealDeviceMemory> memory_;  // real devices only
   std::unique_ptr<TrackingDeviceAllocator> tracking_;
   SimulatedDeviceBackend::DeviceElementwise on_device_;
+  std::unique_ptr<ComputeBugInjector> compute_bug_;          // only with an injected compute bug
   std::unique_ptr<SimulatedDeviceBackend> add_backend_;      // kAddBackendId
   std::unique_ptr<SimulatedDeviceBackend> devplan_backend_;  // kDevplanBackendId
   std::unique_ptr<RecordingDeviceAllocator> recording_;

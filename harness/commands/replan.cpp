@@ -95,8 +95,8 @@ Result<ReplanBuffer> replan_buffer(MethodPlan& plan, const MethodCheck& check, s
   return out;
 }
 
-// The edits that turn `original` into `replanned`: every planned tensor whose offset changed and
-// every buffer whose size did.
+}  // namespace
+
 MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replanned) {
   MethodPlanEdits edits;
   for (size_t v = 0; v < original.values.size(); ++v) {
@@ -113,8 +113,6 @@ MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replann
   }
   return edits;
 }
-
-}  // namespace
 
 Result<BufferOptimum> buffer_optimum(const MethodPlan& plan, const MethodCheck& check, size_t b,
                                      int64_t budget_steps) {

@@ -52,6 +52,10 @@ struct ReplanResult {
 Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm,
                                     int64_t budget_steps = -1);
 
+// The edits that turn `original` into `replanned` (the same method with other offsets and
+// buffer sizes): every planned tensor whose offset changed and every buffer whose size did.
+MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replanned);
+
 // The smallest plan the exact planner finds for buffer `b` of `plan` (its tensors under the
 // lifetime rules above) and the bound it proves: best == proven_bound when it is the optimum.
 struct BufferOptimum {

@@ -6,6 +6,7 @@
 #include <harness/commands/bundled_tests.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
+#include <harness/commands/missing_capability.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
@@ -54,37 +55,6 @@ struct ProgramRow {
   size_t test_cases_passed = 0;
   std::vector<std::string> test_failures;
 };
-
-// Why a method could not run, when the engine lacks what it needs (kernels, delegates'
-// backends), as "no kernel for aten::sin.out, aten::cos.out; no backend CoreMLBackend"; "" for
-// any other error. Both engines name each missing one once ("operator X has no kernel",
-// "needs backend Y, which ...").
-std::string missing_capability(const Error& e) {
-  const std::string& m = e.message();
-  auto names_between = [&](const std::string& before, const std::string& after) {
-    std::string list;
-    for (size_t at = m.find(before); at != std::string::npos; at = m.find(before, at + 1)) {
-      const size_t start = at + before.size();
-      const size_t end = m.find(after, start);
-      if (end == std::string::npos) break;
-      const std::string name = m.substr(start, end - start);
-      if (name.find(' ') != std::string::npos) continue;  // prose, not a name
-      if (list.find(name) == std::string::npos) list += (list.empty() ? "" : ", ") + name;
-    }
-    return list;
-  };
-  std::string text;
-  if (e.code() == ErrorCode::OperatorMissing) {
-    const std::string kernels = names_between("operator ", " has no kernel");
-    const std::string backends = names_between("needs backend ", ",");
-    if (!kernels.empty()) text = "no kernel for " + kernels;
-    if (!backends.empty()) text += (text.empty() ? "" : "; ") + ("no backend " + backends);
-    return text.empty() ? "an operator has no kernel (" + m + ")" : text;
-  }
-  const std::string backends = names_between("Backend ", " is not registered");
-  if (e.code() == ErrorCode::NotFound && !backends.empty()) return "no backend " + backends;
-  return "";
-}
 
 // Why `method` cannot be executed within `ceilings` (execution reads and writes device bytes, so
 // device memory is host-backed there), as "17179869184 B (16.0 GiB) in one device buffer

@@ -1,5 +1,6 @@
 // The runtime_ext engine: a devplan Module over the program, with the environment's registries.
 #include <map>
+#include <optional>
 
 #include <harness/commands/tensor_values.h>
 #include <harness/engine/caller_memory.h>
@@ -108,7 +109,18 @@ class DevplanSession final : public EngineSession {
   const std::vector<std::string>& method_names() const override { return names_; }
   Error load_method(const std::string& name) override {
     DEVPLAN_RETURN_IF_ERROR(module_.load_method(name));
-    Error supplied = supply_caller_memory(name);
+    return finish_load(name, std::nullopt);
+  }
+  Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) override {
+    DEVPLAN_ASSIGN_OR_RETURN(HierarchicalAllocator planned,
+                             HierarchicalAllocator::create(memory.buffers, memory.devices));
+    auto owned = std::make_unique<HierarchicalAllocator>(std::move(planned));
+    DEVPLAN_RETURN_IF_ERROR(module_.load_method(name, owned.get()));
+    supplied_[name] = std::move(owned);
+    return finish_load(name, memory.caller_output_fill);
+  }
+  Error finish_load(const std::string& name, std::optional<uint8_t> output_fill) {
+    Error supplied = supply_caller_memory(name, output_fill);
     if (!supplied.ok()) {
       (void)unload_method(name);
       return supplied;
@@ -122,6 +134,7 @@ class DevplanSession final : public EngineSession {
     Error e = module_.unload_method(name);
     caller_inputs_.erase(name);
     caller_outputs_.erase(name);
+    supplied_.erase(name);
     return e;
   }
 
@@ -165,7 +178,7 @@ class DevplanSession final : public EngineSession {
  private:
   // Allocates and binds the runtime-bound device inputs (filled with ones) and outputs of a
   // loaded method, as its caller would.
-  Error supply_caller_memory(const std::string& name) {
+  Error supply_caller_memory(const std::string& name, std::optional<uint8_t> output_fill) {
     DEVPLAN_ASSIGN_OR_RETURN(Method * method, module_.method(name));
     const MethodPlan& plan = method->plan();
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
@@ -188,6 +201,10 @@ class DevplanSession final : public EngineSession {
       DEVPLAN_ASSIGN_OR_RETURN(DeviceMemoryBuffer memory,
                                allocate_caller_memory(allocators_, t.nbytes, t.device,
                                                       name + "/output " + std::to_string(i)));
+      if (output_fill) {
+        const std::vector<uint8_t> fill(memory.size(), *output_fill);
+        DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(memory, fill.data(), fill.size()));
+      }
       DEVPLAN_RETURN_IF_ERROR(method->set_output_data(i, memory.data(), memory.size()));
       caller_outputs_[name].emplace(i, std::move(memory));
     }
@@ -199,6 +216,8 @@ class DevplanSession final : public EngineSession {
   // Caller memory per method and input/output index; freed after the Module (declared first).
   std::map<std::string, std::map<size_t, DeviceMemoryBuffer>> caller_inputs_;
   std::map<std::string, std::map<size_t, DeviceMemoryBuffer>> caller_outputs_;
+  // The supplied planned memory's view per method loaded over it; outlives its method.
+  std::map<std::string, std::unique_ptr<HierarchicalAllocator>> supplied_;
   mutable Module module_;
   std::vector<std::string> names_;
 };

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include <harness/engine/program_image.h>
 #include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/result.h>
+#include <runtime_ext/core/span.h>
 #include <runtime_ext/program/data_file.h>
 
 namespace devplan::harness {
@@ -58,6 +60,16 @@ struct SessionOptions {
   std::shared_ptr<const DataFiles> data_files;
 };
 
+// Memory the caller supplies for a method's planned buffers instead of the engine's own (`devplan
+// probe` fills it with a pattern first): one span per planned buffer, in MethodMeta order, on the
+// buffer's device, owned by the caller until the method is unloaded.
+struct SuppliedPlannedMemory {
+  std::vector<Span<uint8_t>> buffers;
+  std::vector<Device> devices;
+  // Fills every caller-bound (unplanned) device output before it is bound; none when unset.
+  std::optional<uint8_t> caller_output_fill;
+};
+
 class EngineSession {
  public:
   virtual ~EngineSession() = default;
@@ -66,6 +78,9 @@ class EngineSession {
   virtual const std::vector<std::string>& method_names() const = 0;
   // Loads a method: its planned buffers are allocated (device ones through the environment).
   virtual Error load_method(const std::string& name) = 0;
+  // Loads a method over `memory` (see SuppliedPlannedMemory): nothing is allocated for its
+  // planned buffers; the engine checks that the spans match the method's sizes and devices.
+  virtual Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) = 0;
   virtual bool is_method_loaded(const std::string& name) const = 0;
   // The method's planned buffers; `allocated` reflects the last load_method.
   virtual std::vector<BufferOutcome> buffers(const std::string& name) const = 0;

@@ -3,6 +3,7 @@
 // and adaptor into the DeviceEnvironment's allocator.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
@@ -55,6 +56,10 @@ Error from_et(et::Error e, const std::string& what) {
 Device from_et(const et::etensor::Device& d) {
   // The file's device type values, whatever ExecuTorch read (an unknown one stays unknown).
   return Device{static_cast<DeviceType>(d.type()), static_cast<DeviceIndex>(d.index())};
+}
+
+et::etensor::DeviceType to_et_device_type(const Device& d) {
+  return static_cast<et::etensor::DeviceType>(d.type);
 }
 
 // An anonymous in-memory file holding `bytes`, open read-only through /proc/self/fd/N, for APIs
@@ -180,7 +185,7 @@ class ExecutorchSession final : public EngineSession {
     std::vector<bridge::ExpectedBuffer> seen = bridge::take_expected_buffers();
     const bool ok = e == et::Error::Ok;
     if (ok) {
-      Error supplied = supply_caller_memory(name);
+      Error supplied = supply_caller_memory(name, std::nullopt);
       if (!supplied.ok()) {
         (void)unload_method(name);
         return supplied;
@@ -202,6 +207,44 @@ class ExecutorchSession final : public EngineSession {
       const std::string data = external_data_problems(name);
       return data.empty() ? err : Error(err.code(), err.message() + "; devplan reads: " + data);
     }
+    return Error::success();
+  }
+
+  Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) override {
+    if (memory.buffers.size() != memory.devices.size()) {
+      return Error(ErrorCode::InvalidArgument,
+                   "supplied planned memory: " + std::to_string(memory.buffers.size()) +
+                       " buffers but " + std::to_string(memory.devices.size()) + " devices");
+    }
+    auto supplied = std::make_unique<SuppliedBuffers>();
+    for (size_t b = 0; b < memory.buffers.size(); ++b) {
+      supplied->spans.emplace_back(memory.buffers[b].data(), memory.buffers[b].size());
+      supplied->devices.emplace_back(
+          to_et_device_type(memory.devices[b]),
+          static_cast<et::etensor::DeviceIndex>(memory.devices[b].index));
+    }
+    supplied->allocator = std::make_unique<et::HierarchicalAllocator>(
+        et::Span<et::Span<uint8_t>>(supplied->spans.data(), supplied->spans.size()),
+        et::Span<const et::etensor::Device>(supplied->devices.data(), supplied->devices.size()));
+    bridge::take_error_log();
+    const et::Error e = module_->load_method(name, supplied->allocator.get());
+    if (e != et::Error::Ok) return from_et(e, "load_method('" + name + "')");
+    supplied_[name] = std::move(supplied);
+    Error bound = supply_caller_memory(name, memory.caller_output_fill);
+    if (!bound.ok()) {
+      (void)unload_method(name);
+      return bound;
+    }
+    std::vector<BufferOutcome> planned;
+    for (size_t b = 0; b < memory.buffers.size(); ++b) {
+      BufferOutcome outcome;
+      outcome.index = b;
+      outcome.size = memory.buffers[b].size();
+      outcome.device = memory.devices[b];
+      outcome.allocated = outcome.size > 0;
+      planned.push_back(outcome);
+    }
+    buffers_[name] = std::move(planned);
     return Error::success();
   }
 
@@ -248,6 +291,7 @@ class ExecutorchSession final : public EngineSession {
   Error unload_method(const std::string& name) override {
     const bool unloaded = module_->unload_method(name);
     caller_.erase(name);
+    supplied_.erase(name);
     if (!unloaded) {
       return Error(ErrorCode::InvalidState, "ExecuTorch: method '" + name + "' is not loaded");
     }
@@ -343,7 +387,7 @@ class ExecutorchSession final : public EngineSession {
 
   // Allocates the method's skip-copy device inputs (filled with ones) and outputs through the
   // device allocator, as a caller would, and binds the outputs.
-  Error supply_caller_memory(const std::string& name) {
+  Error supply_caller_memory(const std::string& name, std::optional<uint8_t> output_fill) {
     for (CallerSuppliedTensor& info : caller_supplied_tensors(bytes_.bytes(), name)) {
       auto c = std::make_unique<CallerTensor>();
       const std::string owner =
@@ -368,6 +412,10 @@ class ExecutorchSession final : public EngineSession {
           et::etensor::DeviceType::CUDA,
           static_cast<et::etensor::DeviceIndex>(c->info.device.index));
       if (c->info.output) {
+        if (output_fill) {
+          const std::vector<uint8_t> fill(c->memory.size(), *output_fill);
+          DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(c->memory, fill.data(), fill.size()));
+        }
         const et::Error e = module_->set_output(
             name, et::EValue(::executorch::aten::Tensor(c->impl.get())), c->info.index);
         if (e != et::Error::Ok)
@@ -496,6 +544,13 @@ class ExecutorchSession final : public EngineSession {
   bridge::ScopedBridgeTarget scoped_target_{target_, on_device_};
   std::unique_ptr<bridge::ScopedPlaceholders> placeholders_;
   bool minimal_verification_;
+  // Planned memory a caller supplied (SuppliedPlannedMemory), as ExecuTorch's allocator over it.
+  struct SuppliedBuffers {
+    std::vector<et::Span<uint8_t>> spans;
+    std::vector<et::etensor::Device> devices;
+    std::unique_ptr<et::HierarchicalAllocator> allocator;
+  };
+  std::map<std::string, std::unique_ptr<SuppliedBuffers>> supplied_;  // outlives its method
   // Caller memory per method; freed after the Module (declared before it, reset after it).
   std::map<std::string, std::vector<std::unique_ptr<CallerTensor>>> caller_;
   std::shared_ptr<const DataFiles> data_files_;  // the loader over it lives in module_

@@ -1,0 +1,447 @@
+#include <harness/commands/probe.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <harness/commands/missing_capability.h>
+#include <harness/commands/plan_variants.h>
+#include <harness/commands/tensor_values.h>
+#include <harness/engine/caller_memory.h>
+#include <harness/engine/data_files.h>
+#include <harness/engine/engine.h>
+#include <runtime_ext/program/scalar_type.h>
+
+namespace devplan::harness {
+namespace {
+
+constexpr size_t kHostAlignment = 64;
+
+// Bytes of a planned buffer that start as zeros instead of the pattern.
+struct ZeroRange {
+  size_t buffer = 0;
+  uint64_t offset = 0;
+  uint64_t nbytes = 0;
+};
+
+// The mutable buffers of `method` that the program gives no initial value: state whose first
+// execution reads what the planned memory holds, which ExecuTorch's Module zero-fills. They
+// start as zeros in every execution, so only memory the program owes a write is poisoned.
+std::vector<ZeroRange> unstated_state(const MethodPlan& plan, const MethodCheck& check,
+                                      std::vector<std::string>* notes) {
+  std::vector<ZeroRange> ranges;
+  std::string values;
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (v >= check.mutable_buffer.size() || !check.mutable_buffer[v] ||
+        value.tag != ValueTag::Tensor || !value.tensor.is_planned() ||
+        value.tensor.storage == TensorStorage::PlannedWithInitial) {
+      continue;
+    }
+    ranges.push_back({value.tensor.buffer_index, value.tensor.offset, value.tensor.nbytes});
+    values += (values.empty() ? "" : ", ") + std::to_string(v);
+  }
+  if (notes != nullptr && !values.empty()) {
+    notes->push_back("mutable buffer" + std::string(ranges.size() > 1 ? "s" : "") + " (value" +
+                     (ranges.size() > 1 ? "s " : " ") + values +
+                     ") without an initial value in the program start as zeros in each "
+                     "execution, as ExecuTorch's Module gives them");
+  }
+  return ranges;
+}
+
+// One execution's planned memory, every byte `pattern` but `zeros`: host buffers here, device
+// buffers through the environment's allocator (so the ledger sees them, as "<method>/buffer
+// <i>").
+class PoisonedMemory {
+ public:
+  static Result<std::unique_ptr<PoisonedMemory>> allocate(DeviceEnvironment& env,
+                                                          const std::vector<BufferOutcome>& buffers,
+                                                          const std::string& method,
+                                                          uint8_t pattern, uint64_t max_host,
+                                                          const std::vector<ZeroRange>& zeros) {
+    auto memory = std::unique_ptr<PoisonedMemory>(new PoisonedMemory());
+    uint64_t host_bytes = 0;
+    for (const BufferOutcome& b : buffers) {
+      memory->supplied.devices.push_back(b.device);
+      if (b.size == 0) {
+        memory->supplied.buffers.emplace_back();
+        continue;
+      }
+      if (b.device.is_cpu()) {
+        if (b.size > max_host - std::min(max_host, host_bytes)) {
+          return Error(ErrorCode::MemoryAllocationFailed,
+                       "method '" + method + "': host planned memory exceeds the limit of " +
+                           std::to_string(max_host) + " bytes");
+        }
+        host_bytes += b.size;
+        std::vector<uint8_t>& host = memory->host_.emplace_back(b.size + kHostAlignment, pattern);
+        const uintptr_t at = reinterpret_cast<uintptr_t>(host.data());
+        uint8_t* aligned = host.data() + (kHostAlignment - at % kHostAlignment) % kHostAlignment;
+        fill_zeros(zeros, b, aligned);
+        memory->supplied.buffers.emplace_back(aligned, b.size);
+        continue;
+      }
+      DEVPLAN_ASSIGN_OR_RETURN(
+          DeviceMemoryBuffer device,
+          allocate_caller_memory(env.allocators(), b.size, b.device,
+                                 method + "/buffer " + std::to_string(b.index)));
+      std::vector<uint8_t> fill(b.size, pattern);
+      fill_zeros(zeros, b, fill.data());
+      DEVPLAN_RETURN_IF_ERROR(fill_caller_memory(device, fill.data(), fill.size()));
+      memory->supplied.buffers.emplace_back(static_cast<uint8_t*>(device.data()), b.size);
+      memory->device_.push_back(std::move(device));
+    }
+    memory->supplied.caller_output_fill = pattern;
+    return memory;
+  }
+
+  SuppliedPlannedMemory supplied;
+
+ private:
+  PoisonedMemory() = default;
+  static void fill_zeros(const std::vector<ZeroRange>& zeros, const BufferOutcome& b,
+                         uint8_t* bytes) {
+    for (const ZeroRange& z : zeros) {
+      if (z.buffer != b.index || z.offset >= b.size) continue;
+      std::fill_n(bytes + z.offset, std::min(z.nbytes, b.size - z.offset), uint8_t{0});
+    }
+  }
+  std::vector<std::vector<uint8_t>> host_;
+  std::vector<DeviceMemoryBuffer> device_;
+};
+
+using Outputs = std::vector<OutputValues>;
+
+// Loads `method` over memory filled with `pattern`, executes it once and unloads it.
+// One program the probe executes: its session and the state it zero-fills, per method.
+struct Subject {
+  std::unique_ptr<EngineSession> session;
+  std::map<std::string, std::vector<ZeroRange>> zeros;
+};
+
+Result<Subject> open_subject(const ProgramImage& image, const ProbeOptions& options,
+                             DeviceEnvironment& env, const SessionOptions& session_options) {
+  Subject subject;
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(m));
+    subject.zeros[plan->name] = unstated_state(*plan, check_method_plan(*plan), nullptr);
+  }
+  DEVPLAN_ASSIGN_OR_RETURN(subject.session,
+                           open_session(options.runtime, image, env, session_options));
+  return subject;
+}
+
+Result<Outputs> execute_once(Subject& subject, DeviceEnvironment& env, const std::string& method,
+                             uint8_t pattern, const ProbeOptions& options, bool* usage_error) {
+  EngineSession& session = *subject.session;
+  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<PoisonedMemory> memory,
+                           PoisonedMemory::allocate(env, session.buffers(method), method, pattern,
+                                                    options.max_host_bytes, subject.zeros[method]));
+  DEVPLAN_RETURN_IF_ERROR(session.load_method(method, memory->supplied));
+  env.start_execution();
+  Result<Outputs> outputs = session.execute(method, options.inputs, usage_error);
+  const Error unloaded = session.unload_method(method);
+  if (!outputs.ok()) return outputs.error();
+  if (!unloaded.ok()) return unloaded;
+  return outputs;
+}
+
+bool same_output(const OutputValues& a, const OutputValues& b) {
+  return a.tag == b.tag && a.bytes == b.bytes && a.values == b.values;
+}
+
+// "output 1 (float32[4, 8], cuda:0)".
+std::string output_name(const OutputValues& o) {
+  std::string text = "output " + std::to_string(o.index);
+  if (o.tag != ValueTag::Tensor) return text;
+  text += " (" + scalar_type_name(o.dtype) + "[";
+  for (size_t d = 0; d < o.sizes.size(); ++d) {
+    text += (d ? ", " : "") + std::to_string(o.sizes[d]);
+  }
+  return text + "], " + o.device.to_string() + ")";
+}
+
+// What wrote value `v` last (copies followed to their source): " (delegate 0,
+// DevplanDeviceBackend)", " (aten::add.out, instruction 3)"; "" when no instruction does.
+std::string writer_text(const MethodPlan* plan, int32_t v) {
+  if (plan == nullptr) return "";
+  std::vector<const InstructionInfo*> steps;
+  for (const ChainInfo& chain : plan->chains) {
+    for (const InstructionInfo& i : chain.instructions) steps.push_back(&i);
+  }
+  for (size_t s = steps.size(); s-- > 0;) {
+    const InstructionInfo& i = *steps[s];
+    if (i.kind == InstructionKind::Move && i.move_to == v) {
+      v = i.move_from;
+    } else if (i.kind == InstructionKind::DelegateCall &&
+               std::find(i.args.begin(), i.args.end(), v) != i.args.end() &&
+               i.delegate_index >= 0 &&
+               static_cast<size_t>(i.delegate_index) < plan->delegates.size()) {
+      return " (delegate " + std::to_string(i.delegate_index) + ", " +
+             plan->delegates[i.delegate_index].id + ")";
+    } else if (i.kind == InstructionKind::KernelCall && !i.args.empty() && i.args.back() == v &&
+               i.op_index >= 0 && static_cast<size_t>(i.op_index) < plan->operators.size()) {
+      const std::string op = plan->operators[i.op_index].full_name();
+      if (op.rfind("et_copy::", 0) == 0) {
+        v = i.args.front();
+        continue;
+      }
+      return " (" + op + ", instruction " + std::to_string(s) + ")";
+    }
+  }
+  return "";
+}
+
+// The poison findings of one output: elements whose every byte is A then B (never written),
+// other differences. `where` follows each finding's text ("" for the planned program).
+void judge_poison(const std::string& method, const OutputValues& a, const OutputValues& b,
+                  const std::string& writer, const std::string& where,
+                  std::vector<ProbeFinding>* findings) {
+  if (a.tag != ValueTag::Tensor || a.bytes.size() != b.bytes.size()) {
+    if (!same_output(a, b)) {
+      findings->push_back({"UNINITIALIZED", "method " + method + ": " + output_name(a) +
+                                                " depends on unwritten planned memory" + where});
+    }
+    return;
+  }
+  const size_t width = std::max<size_t>(1, element_size(a.dtype));
+  const size_t elements = a.bytes.size() / width;
+  size_t unwritten = 0, differing = 0;
+  for (size_t e = 0; e < elements; ++e) {
+    size_t poisoned = 0;
+    bool differs = false;
+    for (size_t k = e * width; k < (e + 1) * width; ++k) {
+      poisoned += a.bytes[k] == kPatternA && b.bytes[k] == kPatternB;
+      differs = differs || a.bytes[k] != b.bytes[k];
+    }
+    unwritten += poisoned == width ? width : 0;
+    differing += differs && poisoned < width;
+  }
+  if (unwritten > 0) {
+    findings->push_back({"UNWRITTEN", "method " + method + ": " + output_name(a) + ": " +
+                                          std::to_string(unwritten) + " of " +
+                                          std::to_string(a.bytes.size()) + " bytes never written" +
+                                          writer + where});
+  }
+  if (differing > 0) {
+    findings->push_back({"UNINITIALIZED", "method " + method + ": " + output_name(a) +
+                                              " depends on unwritten planned memory (" +
+                                              std::to_string(differing) + " of " +
+                                              std::to_string(elements) +
+                                              " elements differ between poison patterns)" + where});
+  }
+}
+
+// "first at element 3: 2 vs 7" (planned vs no-reuse).
+std::string first_difference(const OutputValues& planned, const OutputValues& other) {
+  if (planned.tag != ValueTag::Tensor || planned.bytes.size() != other.bytes.size()) {
+    return "its value differs";
+  }
+  const size_t width = std::max<size_t>(1, element_size(planned.dtype));
+  for (size_t e = 0; e < planned.bytes.size() / width; ++e) {
+    if (!std::equal(planned.bytes.begin() + e * width, planned.bytes.begin() + (e + 1) * width,
+                    other.bytes.begin() + e * width)) {
+      return "first at element " + std::to_string(e) + ": " +
+             element_text(planned.bytes, e, planned.dtype) + " vs " +
+             element_text(other.bytes, e, planned.dtype);
+    }
+  }
+  return "its value differs";
+}
+
+std::string overlaps_text(const MethodCheck& check) {
+  if (check.overlaps.empty()) {
+    return "check finds no tensors sharing bytes while live (a view or a lifetime read "
+           "differently from devplan's reading)";
+  }
+  std::string text = "tensors sharing bytes while live: ";
+  for (size_t i = 0; i < check.overlaps.size(); ++i) {
+    text += (i ? "; " : "") + describe_overlap(check.overlaps[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
+size_t ProbeReport::finding_count() const {
+  size_t n = leak_lines.size() + misuse_lines.size();
+  for (const MethodProbe& m : methods) n += m.findings.size();
+  return n;
+}
+
+bool ProbeReport::has_errors() const {
+  for (const MethodProbe& m : methods) {
+    if (m.error) return true;
+  }
+  return false;
+}
+
+std::string ProbeReport::verdict() const {
+  const size_t n = finding_count();
+  if (n > 0) return std::to_string(n) + (n == 1 ? " finding" : " findings");
+  if (has_errors()) return "error";
+  size_t probed = 0;
+  for (const MethodProbe& m : methods) probed += m.probed;
+  if (probed == 0) return "not probed";
+  return "clean";
+}
+
+Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptions& options,
+                                  bool* usage_error) {
+  *usage_error = false;
+  ProbeReport report;
+  report.runtime = options.runtime;
+  report.devices = options.device.describe();
+  ProgramImage image = original;
+  if (options.short_lifetime) {
+    DEVPLAN_ASSIGN_OR_RETURN(PlanVariant planted, shortened_lifetime_variant(original));
+    report.injected = "short-lifetime: " + planted.description;
+    DEVPLAN_ASSIGN_OR_RETURN(image, ProgramImage::from_bytes(std::move(planted.bytes)));
+  } else if (options.compute_bug != ComputeBug::None) {
+    report.injected = compute_bug_name(options.compute_bug);
+  }
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
+  DEVPLAN_ASSIGN_OR_RETURN(PlanVariant no_reuse, no_reuse_variant(image));
+  DEVPLAN_ASSIGN_OR_RETURN(
+      std::unique_ptr<DeviceEnvironment> env,
+      DeviceEnvironment::create(options.device, UnloadBug::None, options.compute_bug));
+  SessionOptions session_options;
+  session_options.max_host_bytes = options.max_host_bytes;
+  DEVPLAN_ASSIGN_OR_RETURN(session_options.data_files, map_data_files(options.data));
+  {
+    DEVPLAN_ASSIGN_OR_RETURN(Subject planned, open_subject(image, options, *env, session_options));
+    std::optional<Subject> unshared;
+    if (no_reuse.changed) {
+      DEVPLAN_ASSIGN_OR_RETURN(ProgramImage no_reuse_image,
+                               ProgramImage::from_bytes(std::move(no_reuse.bytes)));
+      DEVPLAN_ASSIGN_OR_RETURN(unshared,
+                               open_subject(no_reuse_image, options, *env, session_options));
+    }
+    const std::vector<std::string>& known = planned.session->method_names();
+    std::vector<std::string> names = options.methods;
+    if (names.empty()) names = known;
+    for (const std::string& name : names) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        *usage_error = true;
+        return Error(ErrorCode::NotFound, "the program has no method '" + name + "'");
+      }
+    }
+    for (const std::string& name : names) {
+      MethodProbe m;
+      m.name = name;
+      Result<const MethodPlan*> plan = program.method_plan(name);
+      const MethodCheck check = plan.ok() ? check_method_plan(**plan) : MethodCheck();
+      if (plan.ok()) unstated_state(**plan, check, &m.notes);
+      std::vector<Outputs> runs;  // planned A, planned B, planned A again, no-reuse A, B
+      Error failed;
+      const auto run = [&](Subject& subject, uint8_t pattern) {
+        if (!failed.ok()) return;
+        Result<Outputs> o = execute_once(subject, *env, name, pattern, options, usage_error);
+        if (!o.ok()) {
+          failed = o.error();
+          return;
+        }
+        ++m.executions;
+        runs.push_back(std::move(o).value());
+      };
+      run(planned, kPatternA);
+      run(planned, kPatternB);
+      run(planned, kPatternA);
+      run(unshared ? *unshared : planned, kPatternA);
+      run(unshared ? *unshared : planned, kPatternB);
+      if (*usage_error) return failed;
+      if (!failed.ok()) {
+        m.not_probed = missing_capability(failed);
+        if (failed.code() == ErrorCode::MemoryAllocationFailed) {
+          m.not_probed =
+              "its planned memory cannot be allocated for execution: " + failed.message();
+        }
+        m.error = m.not_probed.empty();
+        if (m.error) m.not_probed = failed.to_string();
+        report.methods.push_back(std::move(m));
+        continue;
+      }
+      m.probed = true;
+      const Outputs& pa = runs[0];
+      const Outputs& pb = runs[1];
+      const Outputs& again = runs[2];
+      const Outputs& na = runs[3];
+      const Outputs& nb = runs[4];
+      bool planned_stable = true;
+      for (size_t i = 0; i < pa.size() && i < pb.size() && i < again.size(); ++i) {
+        if (!same_output(pa[i], again[i])) {
+          m.notes.push_back(output_name(pa[i]) +
+                            " differs between two executions with the same inputs and memory "
+                            "(nondeterministic): not judged");
+          planned_stable = false;
+          continue;
+        }
+        const int32_t value = plan.ok() && i < (*plan)->outputs.size() ? (*plan)->outputs[i] : -1;
+        const size_t before = m.findings.size();
+        const std::string writer = writer_text(plan.ok() ? *plan : nullptr, value);
+        judge_poison(name, pa[i], pb[i], writer, "", &m.findings);
+        if (m.findings.size() != before) {
+          planned_stable = false;
+          continue;
+        }
+        if (!same_output(na[i], nb[i])) {
+          // Stable in the plan only because a tensor's stale bytes stand where nothing wrote.
+          judge_poison(name, na[i], nb[i], writer,
+                       "; under the no-reuse plan (in the planned layout a tensor's stale bytes "
+                       "stand there)",
+                       &m.findings);
+          continue;
+        }
+        if (!same_output(pa[i], na[i])) {
+          m.findings.push_back({"PLAN-CORRUPTION", "method " + name + ": " + output_name(pa[i]) +
+                                                       " differs from the no-reuse plan (" +
+                                                       first_difference(pa[i], na[i]) + "); " +
+                                                       overlaps_text(check)});
+        }
+      }
+      if (options.confirm_overlaps) {
+        for (const Overlap& o : check.overlaps) {
+          OverlapVerdict verdict;
+          verdict.overlap = o;
+          if (!planned_stable) {
+            verdict.evidence = "not judged: the planned outputs depend on unwritten memory";
+            m.overlaps.push_back(verdict);
+            continue;
+          }
+          DEVPLAN_ASSIGN_OR_RETURN(PlanVariant separated,
+                                   separated_variant(image, name, o.value_b));
+          DEVPLAN_ASSIGN_OR_RETURN(ProgramImage separated_image,
+                                   ProgramImage::from_bytes(std::move(separated.bytes)));
+          DEVPLAN_ASSIGN_OR_RETURN(Subject subject,
+                                   open_subject(separated_image, options, *env, session_options));
+          Result<Outputs> outputs =
+              execute_once(subject, *env, name, kPatternA, options, usage_error);
+          if (!outputs.ok()) {
+            verdict.evidence = "not judged: " + outputs.error().to_string();
+          } else {
+            ++m.executions;
+            for (size_t i = 0; i < pa.size() && i < outputs->size(); ++i) {
+              if (verdict.confirmed || same_output(pa[i], (*outputs)[i])) continue;
+              verdict.confirmed = true;
+              verdict.evidence =
+                  "confirmed in execution (" + output_name(pa[i]) + " changes when value " +
+                  std::to_string(o.value_b) +
+                  " has bytes of its own: " + first_difference(pa[i], (*outputs)[i]) + ")";
+            }
+            if (!verdict.confirmed) verdict.evidence = "not observed in execution";
+          }
+          m.overlaps.push_back(verdict);
+        }
+      }
+      report.methods.push_back(std::move(m));
+    }
+  }  // sessions closed: every device allocation must be freed now
+  report.leak_lines = env->leak_lines();
+  report.misuse_lines = env->misuse_lines();
+  return report;
+}
+
+}  // namespace devplan::harness
