@@ -235,8 +235,9 @@ void judge_poison(const std::string& method, const OutputValues& a, const Output
   }
 }
 
-// "first at element 3: 2 vs 7" (planned vs no-reuse).
-std::string first_difference(const OutputValues& planned, const OutputValues& other) {
+// "first at element 3: 2 planned, 7 without reuse".
+std::string first_difference(const OutputValues& planned, const OutputValues& other,
+                             const std::string& other_name) {
   if (planned.tag != ValueTag::Tensor || planned.bytes.size() != other.bytes.size()) {
     return "its value differs";
   }
@@ -245,8 +246,8 @@ std::string first_difference(const OutputValues& planned, const OutputValues& ot
     if (!std::equal(planned.bytes.begin() + e * width, planned.bytes.begin() + (e + 1) * width,
                     other.bytes.begin() + e * width)) {
       return "first at element " + std::to_string(e) + ": " +
-             element_text(planned.bytes, e, planned.dtype) + " vs " +
-             element_text(other.bytes, e, planned.dtype);
+             element_text(planned.bytes, e, planned.dtype) + " planned, " +
+             element_text(other.bytes, e, planned.dtype) + " " + other_name;
     }
   }
   return "its value differs";
@@ -398,7 +399,7 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
         if (!same_output(pa[i], na[i])) {
           m.findings.push_back({"PLAN-CORRUPTION", "method " + name + ": " + output_name(pa[i]) +
                                                        " differs from the no-reuse plan (" +
-                                                       first_difference(pa[i], na[i]) + "); " +
+                                                       first_difference(pa[i], na[i], "without reuse") + "); " +
                                                        overlaps_text(check)});
         }
       }
@@ -429,7 +430,7 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
               verdict.evidence =
                   "confirmed in execution (" + output_name(pa[i]) + " changes when value " +
                   std::to_string(o.value_b) +
-                  " has bytes of its own: " + first_difference(pa[i], (*outputs)[i]) + ")";
+                  " has bytes of its own: " + first_difference(pa[i], (*outputs)[i], "separated") + ")";
             }
             if (!verdict.confirmed) verdict.evidence = "not observed in execution";
           }

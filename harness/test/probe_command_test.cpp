@@ -1,0 +1,179 @@
+// devplan probe: each planted bug caught with its exact line under both engines on the simulated
+// devices, and no finding where there is none.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <harness/cli/exit_codes.h>
+#include <harness/commands/command.h>
+#include <harness/engine/engine.h>
+#include <harness/test/commands_test_support.h>
+#include <harness/test/probe_test_programs.h>
+
+namespace devplan::harness {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::run;
+
+class ProbeTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "executorch" && !executorch_available()) {
+      GTEST_SKIP() << executorch_unavailable_reason();
+    }
+  }
+  testing::CommandResult probe(Args args) {
+    args.push_back("--runtime");
+    args.push_back(GetParam());
+    return run(&probe_command, args);
+  }
+  std::string header(const std::string& file) {
+    return "file: " + file + "\nruntime: " + GetParam() + ", devices: simulated\n";
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(BothEngines, ProbeTest, ::testing::Values("devplan", "executorch"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(ProbeTest, ACorrectDeviceProgramIsClean) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  const testing::CommandResult r = probe({file, "--input", "2", "--input", "3"});
+  EXPECT_EQ(r.out, header(file) +
+                       "method forward: probed (5 executions, 0 findings)\n"
+                       "result: clean\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.exit_code, cli::kExitOk);
+}
+
+TEST_P(ProbeTest, ABackendThatLeavesItsOutputsUnwrittenIsCaught) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  const testing::CommandResult r = probe({file, "--inject-bug", "unwritten-output"});
+  EXPECT_EQ(r.out, header(file) +
+                       "injected bug: unwritten-output\n"
+                       "method forward: probed (5 executions, 2 findings)\n"
+                       "UNWRITTEN method forward: output 0 (float32[2, 2], cpu:0): 16 of 16 bytes "
+                       "never written (delegate 0, DevplanDeviceBackend)\n"
+                       "UNWRITTEN method forward: output 1 (float32[2, 2], cpu:0): 16 of 16 bytes "
+                       "never written (delegate 1, DevplanDeviceBackend)\n"
+                       "result: 2 findings\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
+TEST_P(ProbeTest, ABackendThatMergesTwoOutputsIntoOneIsCaught) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  const testing::CommandResult r = probe({file, "--inject-bug", "merged-outputs"});
+  EXPECT_EQ(r.out, header(file) +
+                       "injected bug: merged-outputs\n"
+                       "method forward: probed (5 executions, 1 finding)\n"
+                       "UNWRITTEN method forward: output 1 (float32[2, 2], cpu:0): 16 of 16 bytes "
+                       "never written (delegate 1, DevplanDeviceBackend)\n"
+                       "result: 1 finding\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
+TEST_P(ProbeTest, AKernelThatReadsItsScratchBeforeWritingItIsCaught) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  const testing::CommandResult r = probe({file, "--inject-bug", "read-before-write"});
+  EXPECT_EQ(r.out, header(file) +
+                       "injected bug: read-before-write\n"
+                       "method forward: probed (5 executions, 2 findings)\n"
+                       "UNINITIALIZED method forward: output 0 (float32[2, 2], cpu:0) depends on "
+                       "unwritten planned memory (4 of 4 elements differ between poison "
+                       "patterns)\n"
+                       "UNINITIALIZED method forward: output 1 (float32[2, 2], cpu:0) depends on "
+                       "unwritten planned memory (4 of 4 elements differ between poison "
+                       "patterns)\n"
+                       "result: 2 findings\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
+TEST_P(ProbeTest, APlanWithOneLifetimeOneInstructionTooShortIsCaught) {
+  const std::string file = testing::temp_file(testing::broadcast_add_program());
+  const testing::CommandResult r = probe({file, "--inject-bug", "short-lifetime"});
+  EXPECT_EQ(r.out,
+            header(file) +
+                "injected bug: short-lifetime: method forward: value 1 (buffer 0 [32, 44)) taken "
+                "as dead one instruction before its last use, instruction 0; value 2, written "
+                "there, is placed on its bytes\n"
+                "method forward: probed (5 executions, 1 finding)\n"
+                "PLAN-CORRUPTION method forward: output 0 (float32[2, 3], cpu:0) differs from the "
+                "no-reuse plan (first at element 3: 3 planned, 2 without reuse); tensors sharing "
+                "bytes while live: values 1 and 2 in buffer 0 share bytes [32, 44) during "
+                "instructions 0..0 (value 1 at [32, 44), value 2 at [32, 56))\n"
+                "result: 1 finding\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
+TEST_P(ProbeTest, WithoutThePlantedBugTheSameProgramIsClean) {
+  const std::string file = testing::temp_file(testing::broadcast_add_program());
+  const testing::CommandResult r = probe({file});
+  EXPECT_EQ(r.out, header(file) +
+                       "method forward: probed (5 executions, 0 findings)\n"
+                       "result: clean\n");
+  EXPECT_EQ(r.exit_code, cli::kExitOk);
+}
+
+TEST_P(ProbeTest, AMethodWhoseKernelsAreMissingIsListedAsNotProbed) {
+  const std::string file = testing::exported_program("wild_missing_ops.pte");
+  const testing::CommandResult r = probe({file});
+  EXPECT_EQ(r.out, header(file) +
+                       "method forward: not probed: no kernel for devplan_absent::twice.out, "
+                       "devplan_absent::halve.out\n"
+                       "result: not probed\n");
+  EXPECT_EQ(r.exit_code, cli::kExitOk);
+}
+
+TEST_P(ProbeTest, StateWithoutAnInitialValueStartsAsZerosAsExecutorchGivesIt) {
+  if (GetParam() == "devplan") GTEST_SKIP() << "runtime_ext has no kernel for aten::index_put.out";
+  const std::string file = testing::real_program("upstream-1.5.1/mutable_buffer.pte");
+  const testing::CommandResult r = probe({file});
+  EXPECT_EQ(r.out, header(file) +
+                       "method forward: probed (5 executions, 0 findings)\n"
+                       "  note: mutable buffers (values 0, 1) without an initial value in the "
+                       "program start as zeros in each execution, as ExecuTorch's Module gives "
+                       "them\n"
+                       "result: clean\n");
+  EXPECT_EQ(r.exit_code, cli::kExitOk);
+}
+
+TEST_P(ProbeTest, TheJsonDocumentCarriesEachFinding) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  const testing::CommandResult r = probe({file, "--inject-bug", "merged-outputs", "--json"});
+  EXPECT_EQ(r.out, testing::json_header() + "\"file\":\"" + file + "\",\"runtime\":\"" +
+                       GetParam() +
+                       "\",\"devices\":\"simulated\",\"injected_bug\":\"merged-outputs\","
+                       "\"methods\":[{\"name\":\"forward\",\"probed\":true,\"not_probed\":\"\","
+                       "\"error\":false,\"executions\":5,\"findings\":[{\"kind\":\"UNWRITTEN\","
+                       "\"text\":\"method forward: output 1 (float32[2, 2], cpu:0): 16 of 16 "
+                       "bytes never written (delegate 1, DevplanDeviceBackend)\"}],\"notes\":[],"
+                       "\"overlaps\":[]}],\"leaks\":[],\"misuse\":[],\"findings\":1,"
+                       "\"result\":\"1 finding\"}\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
+TEST_P(ProbeTest, UsageErrorsExitTwoAndLoadErrorsOne) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  testing::CommandResult r = probe({file, "--method", "backward"});
+  EXPECT_EQ(r.exit_code, cli::kExitUsage);
+  EXPECT_EQ(r.err,
+            "devplan probe: the program has no method 'backward'\nRun 'devplan probe "
+            "--help' for the options.\n");
+  r = probe({file, "--inject-bug", "use-after-free"});
+  EXPECT_EQ(r.exit_code, cli::kExitUsage);
+  EXPECT_EQ(r.err,
+            "devplan probe: --inject-bug: use-after-free not in {unwritten-output,merged-outputs,"
+            "read-before-write,short-lifetime}\nRun 'devplan probe --help' for the options.\n");
+  r = probe({file, "--input", "1,2,x"});
+  EXPECT_EQ(r.exit_code, cli::kExitUsage);
+  r = probe({"/nonexistent/model.pte"});
+  EXPECT_EQ(r.exit_code, cli::kExitError);
+  EXPECT_THAT(r.err, HasSubstr("devplan probe: AccessFailed: "));
+  const std::vector<uint8_t> garbage = {'n', 'o', 't', ' ', 'a', ' ', 'p', 't', 'e'};
+  r = probe({testing::temp_file(garbage)});
+  EXPECT_EQ(r.exit_code, cli::kExitError);
+  EXPECT_THAT(r.err, HasSubstr("devplan probe: InvalidProgram: "));
+}
+
+
+}  // namespace
+}  // namespace devplan::harness
