@@ -1,8 +1,9 @@
-// devplan check FILE.pte [--data FILE.ptd]... [--budget-steps N] [--json]
+// devplan check FILE.pte [--data FILE.ptd]... [--budget-steps N] [--probe [--runtime R]] [--json]
 #include <harness/cli/byte_size.h>
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/planner_command_args.h>
+#include <harness/commands/probe.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/replan.h>
 #include <harness/engine/data_files.h>
@@ -11,6 +12,12 @@
 #include <runtime_ext/program/program.h>
 
 #include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include <harness/engine/child_process.h>
 
 namespace devplan::harness {
 namespace {
@@ -33,7 +40,8 @@ std::string above_text(uint64_t size, uint64_t bound) {
 }
 
 void print_text(std::ostream& out, const std::string& file, const std::vector<MethodCheck>& checks,
-                const std::vector<std::vector<BufferOptimum>>& optimums, const CheckedData* data) {
+                const std::vector<std::vector<BufferOptimum>>& optimums, const CheckedData* data,
+                const ProbeReport* probe) {
   out << "file: " << file << "\n";
   size_t overlaps = 0, violations = 0;
   for (size_t mi = 0; mi < checks.size(); ++mi) {
@@ -64,7 +72,21 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
             << v.external_data << "\n";
       }
     }
-    for (const Overlap& o : m.overlaps) out << "  OVERLAP " << describe_overlap(o) << "\n";
+    const MethodProbe* probed = nullptr;
+    if (probe != nullptr) {
+      for (const MethodProbe& p : probe->methods) {
+        if (p.name == m.name) probed = &p;
+      }
+    }
+    for (size_t oi = 0; oi < m.overlaps.size(); ++oi) {
+      out << "  OVERLAP " << describe_overlap(m.overlaps[oi]) << "\n";
+      if (probed == nullptr) continue;
+      if (!probed->probed) {
+        out << "    probe: not judged: the method was not probed (" << probed->not_probed << ")\n";
+      } else if (oi < probed->overlaps.size()) {
+        out << "    probe: " << probed->overlaps[oi].evidence << "\n";
+      }
+    }
     for (const DeviceViolation& d : m.device_violations) out << "  DEVICE " << d.message << "\n";
     overlaps += m.overlaps.size();
     violations += m.device_violations.size();
@@ -124,12 +146,52 @@ Result<CheckedData> checked_data(const std::string& file, const std::vector<std:
   return data;
 }
 
+// check --probe: each overlap executed on its own (probe.h).
+Result<ProbeReport> probe_overlaps(const std::string& file, const std::vector<std::string>& data,
+                                   RuntimeKind runtime) {
+  DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
+  ProbeOptions options;
+  options.data = data;
+  options.runtime = runtime;
+  options.confirm_overlaps = true;
+  bool usage_error = false;
+  return probe_program(image, options, &usage_error);
+}
+
+std::vector<std::vector<Json>> overlap_probes_json(const std::vector<MethodCheck>& checks,
+                                                   const ProbeReport& probe) {
+  std::vector<std::vector<Json>> out;
+  for (const MethodCheck& m : checks) {
+    std::vector<Json>& method = out.emplace_back();
+    for (const MethodProbe& p : probe.methods) {
+      if (p.name != m.name) continue;
+      for (size_t oi = 0; oi < m.overlaps.size(); ++oi) {
+        if (!p.probed) {
+          method.push_back(Json{{"confirmed", false},
+                                {"evidence", "not judged: the method was not probed (" +
+                                                 p.not_probed + ")"}});
+        } else if (oi < p.overlaps.size()) {
+          method.push_back(Json{{"confirmed", p.overlaps[oi].confirmed},
+                                {"evidence", p.overlaps[oi].evidence}});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+int check_parsed(const std::string& file, const std::vector<std::string>& data_paths, bool json,
+                 int64_t budget_steps, bool probe, RuntimeKind runtime, std::ostream& out,
+                 std::ostream& err);
+
 }  // namespace
 
 int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file;
   std::vector<std::string> data_paths;
   bool json = false;
+  bool probe = false;
+  RuntimeKind runtime = RuntimeKind::Devplan;
   int64_t budget_steps = -1;
   std::unique_ptr<CLI::App> app =
       cli::make_command_app("check",
@@ -141,7 +203,37 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   add_budget_steps_option(*app, &budget_steps,
                           "the exact search's budget per buffer for the optimum, in search nodes "
                           "(deterministic; default 1000000)");
+  app->add_flag("--probe", probe,
+                "execute each overlap on its own (one tensor moved to bytes of its own) and say "
+                "whether the outputs change: confirmed in execution, or not observed");
+  add_runtime_option(*app, runtime)->description(
+      "with --probe: the engine that executes (default devplan)");
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
+  if (!probe || runtime != RuntimeKind::Executorch) {
+    return check_parsed(file, data_paths, json, budget_steps, probe, runtime, out, err);
+  }
+  // ExecuTorch aborts on some invalid programs: probe in a child and report an abort.
+  ChildOutcome child = run_in_child([&](std::string* child_out) {
+    std::ostringstream o;
+    const int code =
+        check_parsed(file, data_paths, json, budget_steps, probe, runtime, o, std::cerr);
+    std::cerr.flush();
+    *child_out = o.str();
+    return code;
+  });
+  out << child.out;
+  err << child.err;
+  if (!child.signaled() && child.started) return child.exit_code;
+  err << "devplan check: FINDING: ExecuTorch aborted while probing " << file << ": "
+      << child.describe() << "\n";
+  return child.started ? cli::kExitFinding : cli::kExitError;
+}
+
+namespace {
+
+int check_parsed(const std::string& file, const std::vector<std::string>& data_paths, bool json,
+                 int64_t budget_steps, bool probe, RuntimeKind runtime, std::ostream& out,
+                 std::ostream& err) {
   Result<std::vector<MethodCheck>> checks = check_program_file(file);
   Result<std::vector<std::vector<BufferOptimum>>> optimums =
       checks.ok() ? buffer_optimums(file, budget_steps)
@@ -159,12 +251,33 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   }
   size_t findings = 0;
   for (const MethodCheck& m : *checks) findings += m.overlaps.size() + m.device_violations.size();
+  std::optional<ProbeReport> probed;
+  if (probe) {
+    Result<ProbeReport> r = probe_overlaps(file, data_paths, runtime);
+    if (!r.ok()) {
+      const Error error = r.error().with_context(file + " (--probe)");
+      if (json) {
+        out << error_json(error) << "\n";
+      } else {
+        err << "devplan check: " << error.to_string() << "\n";
+      }
+      return cli::kExitError;
+    }
+    probed = std::move(r).value();
+  }
   if (json) {
-    out << check_json(file, *checks, *optimums, data->files ? &*data : nullptr) << "\n";
+    const std::vector<std::vector<Json>> evidence =
+        probed ? overlap_probes_json(*checks, *probed) : std::vector<std::vector<Json>>();
+    out << check_json(file, *checks, *optimums, data->files ? &*data : nullptr,
+                      probed ? &evidence : nullptr)
+        << "\n";
   } else {
-    print_text(out, file, *checks, *optimums, data->files ? &*data : nullptr);
+    print_text(out, file, *checks, *optimums, data->files ? &*data : nullptr,
+               probed ? &*probed : nullptr);
   }
   return findings == 0 ? cli::kExitOk : cli::kExitFinding;
 }
+
+}  // namespace
 
 }  // namespace devplan::harness

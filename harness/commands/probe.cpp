@@ -432,7 +432,11 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
                   std::to_string(o.value_b) +
                   " has bytes of its own: " + first_difference(pa[i], (*outputs)[i], "separated") + ")";
             }
-            if (!verdict.confirmed) verdict.evidence = "not observed in execution";
+            if (!verdict.confirmed) {
+              verdict.evidence = "not observed in execution (the outputs are the same, bit for "
+                                 "bit, when value " +
+                                 std::to_string(o.value_b) + " has bytes of its own)";
+            }
           }
           m.overlaps.push_back(verdict);
         }

@@ -325,7 +325,8 @@ std::string run_json(const RunReport& report, bool full) {
 
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
                        const std::vector<std::vector<BufferOptimum>>& optimums,
-                       const CheckedData* data) {
+                       const CheckedData* data,
+                       const std::vector<std::vector<Json>>* overlap_probes) {
   size_t overlaps = 0, violations = 0;
   for (const MethodCheck& m : checks) {
     overlaps += m.overlaps.size();
@@ -359,11 +360,17 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
     }
     method["buffers"] = std::move(buffers);
     Json overlap_list = Json::array();
-    for (const Overlap& o : m.overlaps) {
-      overlap_list.push_back({{"buffer", o.buffer},
-                              {"values", {o.value_a, o.value_b}},
-                              {"bytes", {{o.a_begin, o.a_end}, {o.b_begin, o.b_end}}},
-                              {"instructions", {o.first_step, o.last_step}}});
+    for (size_t oi = 0; oi < m.overlaps.size(); ++oi) {
+      const Overlap& o = m.overlaps[oi];
+      Json overlap = {{"buffer", o.buffer},
+                      {"values", {o.value_a, o.value_b}},
+                      {"bytes", {{o.a_begin, o.a_end}, {o.b_begin, o.b_end}}},
+                      {"instructions", {o.first_step, o.last_step}}};
+      if (overlap_probes != nullptr && mi < overlap_probes->size() &&
+          oi < (*overlap_probes)[mi].size()) {
+        overlap["probe"] = (*overlap_probes)[mi][oi];
+      }
+      overlap_list.push_back(std::move(overlap));
     }
     method["overlaps"] = std::move(overlap_list);
     Json aliases = Json::array();

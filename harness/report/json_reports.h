@@ -55,8 +55,10 @@ struct CheckedData {
   std::shared_ptr<const DataFiles> files;
   std::vector<MethodSummary> methods;  // summarize_program(program, files), in method order
 };
+// `overlap_probes` (check --probe): per method, per overlap, the "probe" object of each overlap.
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
                        const std::vector<std::vector<BufferOptimum>>& optimums = {},
-                       const CheckedData* data = nullptr);
+                       const CheckedData* data = nullptr,
+                       const std::vector<std::vector<Json>>* overlap_probes = nullptr);
 
 }  // namespace devplan::harness

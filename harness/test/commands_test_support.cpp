@@ -106,4 +106,9 @@ std::string json_header() {
   return std::string(R"({"devplan_version":")") + devplan_version() + R"(","schema_version":1,)";
 }
 
+std::vector<uint8_t> file_bytes(const std::string& path) {
+  const std::string text = file_text(path);
+  return std::vector<uint8_t>(text.begin(), text.end());
+}
+
 }  // namespace devplan::harness::testing

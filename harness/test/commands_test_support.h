@@ -44,5 +44,7 @@ void copy_file(const std::string& from, const std::string& to);
 
 // The text of the file at `path` ("" when it cannot be read).
 std::string file_text(const std::string& path);
+// Its bytes.
+std::vector<uint8_t> file_bytes(const std::string& path);
 
 }  // namespace devplan::harness::testing

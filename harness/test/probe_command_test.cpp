@@ -5,6 +5,7 @@
 
 #include <harness/cli/exit_codes.h>
 #include <harness/commands/command.h>
+#include <harness/commands/plan_variants.h>
 #include <harness/engine/engine.h>
 #include <harness/test/commands_test_support.h>
 #include <harness/test/probe_test_programs.h>
@@ -174,6 +175,54 @@ TEST_P(ProbeTest, UsageErrorsExitTwoAndLoadErrorsOne) {
   EXPECT_THAT(r.err, HasSubstr("devplan probe: InvalidProgram: "));
 }
 
+
+// The short-lifetime bug planted in `bytes`, as a file.
+std::string planted_short_lifetime(std::vector<uint8_t> bytes) {
+  Result<PlanVariant> planted = shortened_lifetime_variant(ProgramImage(std::move(bytes)));
+  EXPECT_TRUE(planted.ok()) << planted.error().to_string();
+  return planted.ok() ? testing::temp_file(planted->bytes) : "";
+}
+
+TEST_P(ProbeTest, CheckProbeConfirmsAnOverlapThatCorruptsTheOutput) {
+  const std::string file = planted_short_lifetime(testing::broadcast_add_program());
+  const testing::CommandResult r =
+      run(&check_command, {file, "--probe", "--runtime", GetParam()});
+  EXPECT_EQ(r.out,
+            "file: " + file +
+                "\nmethod forward: 1 steps\n"
+                "  buffer 0: 96 B on cpu:0, lower bound 80 B (size/bound 1.200), 3 planned "
+                "tensors\n"
+                "    optimum: 80 B (proven, 0 search steps); the plan is 20.00% above the "
+                "optimum\n"
+                "  OVERLAP values 1 and 2 in buffer 0 share bytes [32, 44) during instructions "
+                "0..0 (value 1 at [32, 44), value 2 at [32, 56))\n"
+                "    probe: confirmed in execution (output 0 (float32[2, 3], cpu:0) changes when "
+                "value 2 has bytes of its own: first at element 3: 3 planned, 2 separated)\n"
+                "result: 1 overlaps\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
+TEST_P(ProbeTest, CheckProbeSaysWhenAnOverlapIsNotObservedInExecution) {
+  const std::string file = planted_short_lifetime(
+      testing::file_bytes(testing::exported_program("devplan_two_delegates.pte")));
+  const testing::CommandResult r =
+      run(&check_command, {file, "--probe", "--runtime", GetParam()});
+  EXPECT_EQ(r.out,
+            "file: " + file +
+                "\nmethod forward: 6 steps\n"
+                "  buffer 0: 96 B on cpu:0, lower bound 96 B (size/bound 1.000), 4 planned "
+                "tensors\n"
+                "    optimum: 96 B (proven, 0 search steps); the plan is at the optimum\n"
+                "  buffer 1: 96 B on cuda:0, lower bound 96 B (size/bound 1.000), 5 planned "
+                "tensors\n"
+                "    optimum: 96 B (proven, 0 search steps); the plan is at the optimum\n"
+                "  OVERLAP values 5 and 7 in buffer 1 share bytes [64, 96) during instructions "
+                "4..4 (value 5 at [64, 96), value 7 at [64, 96))\n"
+                "    probe: not observed in execution (the outputs are the same, bit for bit, "
+                "when value 7 has bytes of its own)\n"
+                "result: 1 overlaps\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
 
 }  // namespace
 }  // namespace devplan::harness
