@@ -176,6 +176,83 @@ TEST_P(ProbeTest, UsageErrorsExitTwoAndLoadErrorsOne) {
 }
 
 
+// Every committed program: the fixtures, ExecuTorch's and its exporter's. No finding; what an
+// engine cannot run is listed as not probed (a kernel or backend it lacks, memory beyond the
+// simulated devices' ceiling), and what it cannot load or execute at all is an error, as `run`
+// reports it (docs/executorch-divergences.md: ExecuTorch refuses the deprecated constant buffer
+// and cannot set a legacy device program's inputs).
+TEST_P(ProbeTest, EveryCommittedRealProgramHasNoFinding) {
+  struct Expected {
+    std::string file;
+    std::string devplan;
+    std::string executorch;
+  };
+  const std::vector<Expected> programs = {
+      {testing::fixture_program("cpu_add"), "clean", "clean"},
+      {testing::fixture_program("device_add_cuda0"), "clean", "clean"},
+      {testing::fixture_program("device_add_cuda0_and_cpu"), "clean", "clean"},
+      {testing::fixture_program("device_add_cuda0_grown"), "clean", "clean"},
+      {testing::fixture_program("device_add_cuda1"), "clean", "clean"},
+      {testing::fixture_program("device_only"), "clean", "clean"},
+      {testing::fixture_program("model_scale_64gib"), "not probed", "not probed"},
+      {testing::fixture_program("multi_device"), "clean", "clean"},
+      {testing::fixture_program("no_buffers"), "clean", "clean"},
+      {testing::fixture_program("two_methods"), "clean", "clean"},
+      {testing::fixture_program("zero_size_device_buffer"), "clean", "clean"},
+      {testing::real_program("add.pte"), "clean", "clean"},
+      {testing::real_program("linear_no_constant_segment.pte"), "clean", "load error"},
+      {testing::real_program("upstream-1.5.1/device_add.pte"), "not probed", "not probed"},
+      {testing::real_program("upstream-1.5.1/device_legacy_no_device_planning.pte"), "not probed", "not probed"},
+      {testing::real_program("upstream-1.5.1/device_mixed.pte"), "not probed", "not probed"},
+      {testing::real_program("upstream-1.5.1/device_skip_io.pte"), "not probed", "not probed"},
+      {testing::real_program("upstream-1.5.1/mlp.pte"), "not probed", "clean"},
+      {testing::real_program("upstream-1.5.1/mutable_buffer.pte"), "not probed", "clean"},
+      {testing::real_program("upstream-1.5.1/residual.pte"), "not probed", "clean"},
+      {testing::real_program("upstream-1.5.1/transformer.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/devplan_broadcast.pte"), "clean", "clean"},
+      {testing::real_program("exporter/devplan_cpu_around_device.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/devplan_legacy.pte"), "clean", "error"},
+      {testing::real_program("exporter/devplan_one_delegate.pte"), "clean", "clean"},
+      {testing::real_program("exporter/devplan_skip_io.pte"), "clean", "clean"},
+      {testing::real_program("exporter/devplan_skip_io_chain.pte"), "clean", "clean"},
+      {testing::real_program("exporter/devplan_transformer.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/devplan_two_delegates.pte"), "clean", "clean"},
+      {testing::real_program("exporter/devplan_two_devices.pte"), "clean", "clean"},
+      {testing::real_program("exporter/devplan_two_methods.pte"), "clean", "clean"},
+      {testing::real_program("exporter/wild_absent_backend.pte"), "not probed", "not probed"},
+      {testing::real_program("exporter/wild_cond.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_external_data.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_fixed_double.pte"), "clean", "clean"},
+      {testing::real_program("exporter/wild_huge_outputs.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_missing_ops.pte"), "not probed", "not probed"},
+      {testing::real_program("exporter/wild_mutable_state.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_optional_none.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_scratch.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_split_data.pte"), "not probed", "clean"},
+      {testing::real_program("exporter/wild_unnamed_outputs.pte"), "clean", "clean"},
+      {testing::real_program("exporter/bundled_add.bpte"), "clean", "clean"},
+      {testing::real_program("exporter/bundled_device.bpte"), "clean", "clean"},
+      {testing::real_program("exporter/bundled_two_methods.bpte"), "clean", "clean"},
+  };
+  const std::string exporter = testing::exported_program("");
+  for (const Expected& p : programs) {
+    Args args = {p.file, "--runtime", GetParam()};
+    if (p.file == exporter + "wild_external_data.pte") {
+      args.insert(args.end(), {"--data", exporter + "wild_external_data.ptd"});
+    } else if (p.file == exporter + "wild_split_data.pte") {
+      args.insert(args.end(), {"--data", exporter + "wild_split_data_first.ptd", "--data",
+                               exporter + "wild_split_data_second.ptd"});
+    }
+    const testing::CommandResult r = run(&probe_command, args);
+    const std::string& expected = GetParam() == "devplan" ? p.devplan : p.executorch;
+    const size_t at = r.out.rfind("result: ");
+    const std::string verdict =
+        at == std::string::npos ? "load error" : r.out.substr(at + 8, r.out.size() - at - 9);
+    EXPECT_EQ(verdict, expected) << p.file << "\n" << r.out << r.err;
+    EXPECT_NE(r.exit_code, cli::kExitFinding) << p.file;
+  }
+}
+
 // The short-lifetime bug planted in `bytes`, as a file.
 std::string planted_short_lifetime(std::vector<uint8_t> bytes) {
   Result<PlanVariant> planted = shortened_lifetime_variant(ProgramImage(std::move(bytes)));
