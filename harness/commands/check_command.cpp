@@ -167,12 +167,12 @@ std::vector<std::vector<Json>> overlap_probes_json(const std::vector<MethodCheck
       if (p.name != m.name) continue;
       for (size_t oi = 0; oi < m.overlaps.size(); ++oi) {
         if (!p.probed) {
-          method.push_back(Json{{"confirmed", false},
-                                {"evidence", "not judged: the method was not probed (" +
-                                                 p.not_probed + ")"}});
+          method.push_back(
+              Json{{"confirmed", false},
+                   {"evidence", "not judged: the method was not probed (" + p.not_probed + ")"}});
         } else if (oi < p.overlaps.size()) {
-          method.push_back(Json{{"confirmed", p.overlaps[oi].confirmed},
-                                {"evidence", p.overlaps[oi].evidence}});
+          method.push_back(
+              Json{{"confirmed", p.overlaps[oi].confirmed}, {"evidence", p.overlaps[oi].evidence}});
         }
       }
     }
@@ -206,8 +206,8 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   app->add_flag("--probe", probe,
                 "execute each overlap on its own (one tensor moved to bytes of its own) and say "
                 "whether the outputs change: confirmed in execution, or not observed");
-  add_runtime_option(*app, runtime)->description(
-      "with --probe: the engine that executes (default devplan)");
+  add_runtime_option(*app, runtime)
+      ->description("with --probe: the engine that executes (default devplan)");
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   if (!probe || runtime != RuntimeKind::Executorch) {
     return check_parsed(file, data_paths, json, budget_steps, probe, runtime, out, err);

@@ -165,7 +165,7 @@ std::string output_name(const OutputValues& o) {
 }
 
 // What wrote value `v` last (copies followed to their source): " (delegate 0,
-// DevplanDeviceBackend)", " (aten::add.out, instruction 3)"; "" when no instruction does.
+// DevplanDeviceBackend)", " (aten::add.out, instruction 3)", " (no instruction writes it)".
 std::string writer_text(const MethodPlan* plan, int32_t v) {
   if (plan == nullptr) return "";
   std::vector<const InstructionInfo*> steps;
@@ -192,7 +192,7 @@ std::string writer_text(const MethodPlan* plan, int32_t v) {
       return " (" + op + ", instruction " + std::to_string(s) + ")";
     }
   }
-  return "";
+  return " (no instruction writes it)";
 }
 
 // The poison findings of one output: elements whose every byte is A then B (never written),
@@ -397,10 +397,10 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
           continue;
         }
         if (!same_output(pa[i], na[i])) {
-          m.findings.push_back({"PLAN-CORRUPTION", "method " + name + ": " + output_name(pa[i]) +
-                                                       " differs from the no-reuse plan (" +
-                                                       first_difference(pa[i], na[i], "without reuse") + "); " +
-                                                       overlaps_text(check)});
+          m.findings.push_back(
+              {"PLAN-CORRUPTION",
+               "method " + name + ": " + output_name(pa[i]) + " differs from the no-reuse plan (" +
+                   first_difference(pa[i], na[i], "without reuse") + "); " + overlaps_text(check)});
         }
       }
       if (options.confirm_overlaps) {
@@ -430,12 +430,14 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
               verdict.evidence =
                   "confirmed in execution (" + output_name(pa[i]) + " changes when value " +
                   std::to_string(o.value_b) +
-                  " has bytes of its own: " + first_difference(pa[i], (*outputs)[i], "separated") + ")";
+                  " has bytes of its own: " + first_difference(pa[i], (*outputs)[i], "separated") +
+                  ")";
             }
             if (!verdict.confirmed) {
-              verdict.evidence = "not observed in execution (the outputs are the same, bit for "
-                                 "bit, when value " +
-                                 std::to_string(o.value_b) + " has bytes of its own)";
+              verdict.evidence =
+                  "not observed in execution (the outputs are the same, bit for "
+                  "bit, when value " +
+                  std::to_string(o.value_b) + " has bytes of its own)";
             }
           }
           m.overlaps.push_back(verdict);

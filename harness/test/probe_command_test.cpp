@@ -175,7 +175,6 @@ TEST_P(ProbeTest, UsageErrorsExitTwoAndLoadErrorsOne) {
   EXPECT_THAT(r.err, HasSubstr("devplan probe: InvalidProgram: "));
 }
 
-
 // Every committed program: the fixtures, ExecuTorch's and its exporter's. No finding; what an
 // engine cannot run is listed as not probed (a kernel or backend it lacks, memory beyond the
 // simulated devices' ceiling), and what it cannot load or execute at all is an error, as `run`
@@ -202,7 +201,8 @@ TEST_P(ProbeTest, EveryCommittedRealProgramHasNoFinding) {
       {testing::real_program("add.pte"), "clean", "clean"},
       {testing::real_program("linear_no_constant_segment.pte"), "clean", "load error"},
       {testing::real_program("upstream-1.5.1/device_add.pte"), "not probed", "not probed"},
-      {testing::real_program("upstream-1.5.1/device_legacy_no_device_planning.pte"), "not probed", "not probed"},
+      {testing::real_program("upstream-1.5.1/device_legacy_no_device_planning.pte"), "not probed",
+       "not probed"},
       {testing::real_program("upstream-1.5.1/device_mixed.pte"), "not probed", "not probed"},
       {testing::real_program("upstream-1.5.1/device_skip_io.pte"), "not probed", "not probed"},
       {testing::real_program("upstream-1.5.1/mlp.pte"), "not probed", "clean"},
@@ -262,8 +262,7 @@ std::string planted_short_lifetime(std::vector<uint8_t> bytes) {
 
 TEST_P(ProbeTest, CheckProbeConfirmsAnOverlapThatCorruptsTheOutput) {
   const std::string file = planted_short_lifetime(testing::broadcast_add_program());
-  const testing::CommandResult r =
-      run(&check_command, {file, "--probe", "--runtime", GetParam()});
+  const testing::CommandResult r = run(&check_command, {file, "--probe", "--runtime", GetParam()});
   EXPECT_EQ(r.out,
             "file: " + file +
                 "\nmethod forward: 1 steps\n"
@@ -282,8 +281,7 @@ TEST_P(ProbeTest, CheckProbeConfirmsAnOverlapThatCorruptsTheOutput) {
 TEST_P(ProbeTest, CheckProbeSaysWhenAnOverlapIsNotObservedInExecution) {
   const std::string file = planted_short_lifetime(
       testing::file_bytes(testing::exported_program("devplan_two_delegates.pte")));
-  const testing::CommandResult r =
-      run(&check_command, {file, "--probe", "--runtime", GetParam()});
+  const testing::CommandResult r = run(&check_command, {file, "--probe", "--runtime", GetParam()});
   EXPECT_EQ(r.out,
             "file: " + file +
                 "\nmethod forward: 6 steps\n"

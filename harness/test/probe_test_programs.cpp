@@ -49,8 +49,10 @@ std::vector<uint8_t> two_device_outputs_program() {
   const int32_t d2h = m.add_operator("et_copy::_d2h_copy", "out");
   const std::vector<std::pair<std::string, std::vector<uint8_t>>> specs = {
       {"target_device", ascii("cuda:0")}};
-  const int32_t add = m.add_delegate(SimulatedDeviceBackend::kDevplanBackendId, ascii("add"), specs);
-  const int32_t mul = m.add_delegate(SimulatedDeviceBackend::kDevplanBackendId, ascii("mul"), specs);
+  const int32_t add =
+      m.add_delegate(SimulatedDeviceBackend::kDevplanBackendId, ascii("add"), specs);
+  const int32_t mul =
+      m.add_delegate(SimulatedDeviceBackend::kDevplanBackendId, ascii("mul"), specs);
   m.add_chain();
   m.add_kernel_call(h2d, {a, a_dev, a_dev});
   m.add_kernel_call(h2d, {b, b_dev, b_dev});
