@@ -203,11 +203,13 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   add_budget_steps_option(*app, &budget_steps,
                           "the exact search's budget per buffer for the optimum, in search nodes "
                           "(deterministic; default 1000000)");
-  app->add_flag("--probe", probe,
-                "execute each overlap on its own (one tensor moved to bytes of its own) and say "
-                "whether the outputs change: confirmed in execution, or not observed");
+  CLI::Option* probe_flag = app->add_flag(
+      "--probe", probe,
+      "execute each overlap on its own (one tensor moved to bytes of its own) and say "
+      "whether the outputs change: confirmed in execution, or not observed");
   add_runtime_option(*app, runtime)
-      ->description("with --probe: the engine that executes (default devplan)");
+      ->description("with --probe: the engine that executes (default devplan)")
+      ->needs(probe_flag);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   if (!probe || runtime != RuntimeKind::Executorch) {
     return check_parsed(file, data_paths, json, budget_steps, probe, runtime, out, err);

@@ -7,6 +7,7 @@
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/missing_capability.h>
+#include <harness/commands/probe.h>
 #include <harness/commands/program_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
@@ -54,6 +55,11 @@ struct ProgramRow {
   size_t test_cases = 0;
   size_t test_cases_passed = 0;
   std::vector<std::string> test_failures;
+  // devplan probe's verdict ("clean", "2 findings", "not probed", "error") and its findings'
+  // lines (leaks and misuse included), or why it could not run.
+  std::string probe;
+  std::vector<std::string> probe_findings;
+  std::vector<std::string> probe_errors;  // what probe could not execute (run says it too)
 };
 
 // Why `method` cannot be executed within `ceilings` (execution reads and writes device bytes, so
@@ -113,6 +119,9 @@ Json row_json(const ProgramRow& r) {
   j["test_cases"] = r.test_cases;
   j["test_cases_passed"] = r.test_cases_passed;
   j["test_failures"] = r.test_failures;
+  j["probe"] = r.probe;
+  j["probe_findings"] = r.probe_findings;
+  j["probe_errors"] = r.probe_errors;
   return j;
 }
 
@@ -135,6 +144,9 @@ ProgramRow row_from_json(const Json& j) {
   r.test_cases = j.value("test_cases", size_t{0});
   r.test_cases_passed = j.value("test_cases_passed", size_t{0});
   r.test_failures = j.at("test_failures").get<std::vector<std::string>>();
+  r.probe = j.value("probe", "");
+  r.probe_findings = j.at("probe_findings").get<std::vector<std::string>>();
+  r.probe_errors = j.at("probe_errors").get<std::vector<std::string>>();
   return r;
 }
 
@@ -164,6 +176,31 @@ void report_test_sets(const std::string& file, const BundledProgram& bundle, Run
       row.test_failures.push_back(name + ": " + t.message);
     }
   }
+}
+
+// devplan probe on the program, into `row`'s probe column.
+void report_probe(const ProgramImage& image, RuntimeKind runtime, const DeviceSetup& device,
+                  const MemoryCeilings& ceilings, const std::vector<std::string>& data,
+                  ProgramRow& row) {
+  ProbeOptions options;
+  options.runtime = runtime;
+  options.device = device;
+  options.data = data;
+  options.max_host_bytes = ceilings.max_host_buffer_bytes;
+  bool usage_error = false;
+  Result<ProbeReport> probe = probe_program(image, options, &usage_error);
+  if (!probe.ok()) {
+    row.probe = "error";
+    row.probe_errors.push_back(probe.error().to_string());
+    return;
+  }
+  row.probe = probe->verdict();
+  for (const MethodProbe& m : probe->methods) {
+    for (const ProbeFinding& f : m.findings) row.probe_findings.push_back(f.line());
+    if (m.error) row.probe_errors.push_back("method " + m.name + ": " + m.not_probed);
+  }
+  for (const std::string& l : probe->leak_lines) row.probe_findings.push_back("LEAK " + l);
+  for (const std::string& l : probe->misuse_lines) row.probe_findings.push_back("MISUSE " + l);
 }
 
 ProgramRow report_program(const std::string& file, const std::string& out_dir, RuntimeKind runtime,
@@ -226,6 +263,7 @@ ProgramRow report_program(const std::string& file, const std::string& out_dir, R
   }
   if (image->bundled() != nullptr)
     report_test_sets(file, *image->bundled(), runtime, device, ceilings, row);
+  report_probe(*image, runtime, device, ceilings, data, row);
   Result<std::string> svg = plot_program(file, {}, false);
   if (svg.ok()) {
     Error e = write_file(out_dir + "/" + row.name + ".svg", *svg);
@@ -339,6 +377,7 @@ std::string row_failure(const ProgramRow& r) {
   if (r.overlaps > 0) add(std::to_string(r.overlaps) + " overlaps");
   if (!r.run_error.empty()) add("run: " + r.run_error);
   for (const std::string& line : r.test_failures) add("test failed: " + line);
+  for (const std::string& line : r.probe_findings) add("probe: " + line);
   for (const std::string& line : r.write_errors) add("cannot write: " + line);
   return text;
 }
@@ -347,8 +386,9 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
   char line[256];
   out << "runtime: " << runtime_name(c.runtime) << "\n";
   out << "devices: " << c.device.describe() << "\n";
-  std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s", "program", "methods",
-                "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run");
+  std::snprintf(line, sizeof(line), "%-28s %7s  %-26s %6s %5s %6s %8s %4s  %s", "program",
+                "methods", "buffers per device", "allocs", "leaks", "misuse", "overlaps", "run",
+                "probe");
   out << line << "\n";
   for (const ProgramRow& r : o.rows) {
     if (!r.error.empty()) {
@@ -356,9 +396,9 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
       continue;
     }
     const std::string run = std::to_string(r.methods_run) + "/" + std::to_string(r.methods);
-    std::snprintf(line, sizeof(line), "%-28s %7zu  %-26s %6zu %5zu %6zu %8zu %4s", r.name.c_str(),
-                  r.methods, devices_text(r.buffers_per_device).c_str(), r.allocations, r.leaks,
-                  r.misuse, r.overlaps, run.c_str());
+    std::snprintf(line, sizeof(line), "%-28s %7zu  %-26s %6zu %5zu %6zu %8zu %4s  %s",
+                  r.name.c_str(), r.methods, devices_text(r.buffers_per_device).c_str(),
+                  r.allocations, r.leaks, r.misuse, r.overlaps, run.c_str(), r.probe.c_str());
     out << line << "\n";
     if (!r.run_error.empty()) out << "  run: " << r.run_error << "\n";
     if (r.test_cases > 0) {
@@ -366,6 +406,8 @@ void print_text(std::ostream& out, const ReportCommandLine& c, const ReportOutco
     }
     for (const std::string& text : r.test_failures) out << "  test FAILED: " << text << "\n";
     for (const std::string& text : r.not_run) out << "  not run: " << text << "\n";
+    for (const std::string& text : r.probe_findings) out << "  probe: " << text << "\n";
+    for (const std::string& text : r.probe_errors) out << "  probe error: " << text << "\n";
     for (const std::string& text : r.write_errors) out << "  cannot write: " << text << "\n";
   }
   if (o.data_files != nullptr) {
@@ -489,7 +531,8 @@ int report_command(const Args& args, std::ostream& out, std::ostream& err) {
       ++o.errors;
       continue;
     }
-    o.program_findings += r.leaks + r.misuse + r.overlaps + r.test_failures.size();
+    o.program_findings +=
+        r.leaks + r.misuse + r.overlaps + r.test_failures.size() + r.probe_findings.size();
     o.errors += (r.run_error.empty() ? 0 : 1) + r.write_errors.size();
     o.total_allocations += r.allocations;
   }

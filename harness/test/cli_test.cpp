@@ -26,8 +26,8 @@ using testing::Scratch;
 using ::testing::StartsWith;
 using testing::ToolRun;
 
-const char* const kCommands[] = {"inspect", "simulate", "run",  "plan",  "replan",
-                                 "check",   "plot",     "fuzz", "report"};
+const char* const kCommands[] = {"inspect", "simulate", "run",   "plan", "replan",
+                                 "check",   "plot",     "probe", "fuzz", "report"};
 
 std::string add_program() {
   return std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/add.pte";
@@ -83,6 +83,7 @@ TEST(CliTest, HelpOfEveryCommandIsTheGoldenText) {
                                                           {"replan"},
                                                           {"check"},
                                                           {"plot"},
+                                                          {"probe"},
                                                           {"fuzz"},
                                                           {"diff"},
                                                           {"budget"},

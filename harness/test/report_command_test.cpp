@@ -23,11 +23,11 @@ TEST(ReportCommandTest, SummaryTablePicturesAndFuzz) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out,
               HasSubstr("multi_device                       1  cpu:0=1 cuda:0=1 cuda:1=1       2 "
-                        "    0      0        0  1/1\n"))
+                        "    0      0        0  1/1  clean\n"))
       << r.out;
   EXPECT_THAT(r.out,
               HasSubstr("add                                1  cpu:0=1                         0 "
-                        "    0      0        0  1/1\n"))
+                        "    0      0        0  1/1  clean\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("2 programs, 2 device allocations, all freed: yes\n"));
   EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in "));
@@ -58,7 +58,8 @@ TEST(ReportCommandTest, AMethodWithoutAKernelIsNotRunNotAnError) {
   EXPECT_THAT(
       r.out,
       HasSubstr("mlp                                1  cpu:0=1                         0     "
-                "0      0        0  0/1\n  not run: forward: no kernel for aten::permute_copy.out, "
+                "0      0        0  0/1  not probed\n  not run: forward: no kernel for "
+                "aten::permute_copy.out, "
                 "aten::addmm.out, aten::relu.out\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("  not run: forward: no backend BackendWithCompilerDemo\n"))

@@ -152,7 +152,7 @@ TEST_F(Differential, ReportUnderExecutorchNamesTheRuntimeAndRunsDifferentialFuzz
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind("runtime: executorch\n", 0), 0u) << r.out;
   EXPECT_THAT(r.out, HasSubstr("device_add_cuda0                   1  cpu:0=1 cuda:0=1             "
-                               "   1     0      0        0  1/1\n"))
+                               "   1     0      0        0  1/1  clean\n"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("fuzz: 20 cases in "));
   EXPECT_THAT(r.out, HasSubstr(", 0 failures (seed 1), differential against ExecuTorch\n"))

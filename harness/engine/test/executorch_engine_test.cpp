@@ -615,7 +615,7 @@ TEST_F(ExecutorchEngine, ExternalDataIsGivenWithData) {
                                      testing::temp_dir(), "--fuzz-cases", "0"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("wild_external_data                 1  cpu:0=1                    "
-                               "     0     0      0        0  1/1\ndata file: " +
+                               "     0     0      0        0  1/1  clean\ndata file: " +
                                ptd + ": 2 tensors, 60 B (file 524 B)\n"));
 }
 
