@@ -1,5 +1,7 @@
 #include <harness/commands/budget_check.h>
 
+#include <algorithm>
+
 #include <harness/commands/growth.h>
 #include <runtime_ext/core/byte_count.h>
 #include <runtime_ext/core/text_join.h>
@@ -219,6 +221,22 @@ class BudgetComparer {
       figure(where + "bytes allocated",
              {{"what", "load.bytes"}, {"runtime", engine}, {"device", d.to_string()}}, x.bytes,
              y.bytes, tolerances_.bytes_pct, true);
+    }
+    // A probe finding not recorded fails, whatever the tolerances; one recorded and gone is
+    // news.
+    for (const std::string& line : now.probe_findings) {
+      if (std::find(before.probe_findings.begin(), before.probe_findings.end(), line) ==
+          before.probe_findings.end()) {
+        add(FindingKind::Grew, engine + " probe: " + line + " (not in the budget)",
+            {{"what", "probe"}, {"runtime", engine}, {"new", line}});
+      }
+    }
+    for (const std::string& line : before.probe_findings) {
+      if (std::find(now.probe_findings.begin(), now.probe_findings.end(), line) ==
+          now.probe_findings.end()) {
+        add(FindingKind::Shrank, engine + " probe: no longer finds " + line,
+            {{"what", "probe"}, {"runtime", engine}, {"old", line}});
+      }
     }
     // Any leak or misuse more than recorded is a failure, whatever the tolerances.
     figure(engine + " load: leaks", {{"what", "load.leaks"}, {"runtime", engine}}, before.leaks,

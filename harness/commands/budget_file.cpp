@@ -1,5 +1,7 @@
 #include <harness/commands/budget_file.h>
 
+#include <harness/commands/probe.h>
+
 #include <harness/commands/command_options.h>
 #include <harness/engine/runtime_kind.h>
 #include <harness/json/json.h>
@@ -172,16 +174,29 @@ class BudgetReader {
     }
     DEVPLAN_ASSIGN_OR_RETURN(load.leaks, count(l, path, "leaks"));
     DEVPLAN_ASSIGN_OR_RETURN(load.misuse, count(l, path, "misuse"));
-    if (l.contains("placeholders")) {
-      const Json& p = l.at("placeholders");
-      const std::string at = path + ".placeholders";
-      if (!p.is_array()) return wrong(at, "expected an array of names");
-      for (const Json& name : p) {
-        if (!name.is_string()) return wrong(at, "expected an array of names");
-        load.placeholders.push_back(name.get<std::string>());
-      }
+    DEVPLAN_ASSIGN_OR_RETURN(load.placeholders, strings(l, path, "placeholders"));
+    if (l.contains("probe")) {
+      DEVPLAN_ASSIGN_OR_RETURN(const Json* probe,
+                               member(l, path, "probe", &Json::is_string, "a string"));
+      load.probe = probe->get<std::string>();
     }
+    DEVPLAN_ASSIGN_OR_RETURN(load.probe_findings, strings(l, path, "probe_findings"));
     return load;
+  }
+
+  // An optional array of strings (empty when absent).
+  Result<std::vector<std::string>> strings(const Json& l, const std::string& path,
+                                           const char* key) const {
+    std::vector<std::string> out;
+    if (!l.contains(key)) return out;
+    const Json& p = l.at(key);
+    const std::string at = path + "." + key;
+    if (!p.is_array()) return wrong(at, "expected an array of strings");
+    for (const Json& item : p) {
+      if (!item.is_string()) return wrong(at, "expected an array of strings");
+      out.push_back(item.get<std::string>());
+    }
+    return out;
   }
 
   std::string file_;
@@ -210,6 +225,8 @@ Json load_json(const BudgetLoad& load) {
             {"loaded", load.loaded},
             {"misuse", load.misuse}};
   if (!load.placeholders.empty()) j["placeholders"] = load.placeholders;
+  if (!load.probe.empty()) j["probe"] = load.probe;
+  if (!load.probe_findings.empty()) j["probe_findings"] = load.probe_findings;
   return j;
 }
 
@@ -293,6 +310,23 @@ Result<BudgetProgram> measure_program(const std::string& file, const std::vector
       load.leaks = l.leaks;
       load.misuse = l.misuse;
       load.placeholders = l.stand_ins;
+    }
+    ProbeOptions probe;
+    probe.runtime = runtime;
+    probe.data = data;
+    probe.device = device;
+    // A program this engine cannot load (recorded as such above) cannot be probed either.
+    Result<std::map<std::string, MethodProbeVerdict>> verdicts = probe_verdicts(file, probe);
+    if (!verdicts.ok()) {
+      for (const std::string& name : names) {
+        program.methods[name].loads[runtime_name(runtime)].probe = "error";
+      }
+      continue;
+    }
+    for (const auto& [name, verdict] : *verdicts) {
+      BudgetLoad& load = program.methods[name].loads[runtime_name(runtime)];
+      load.probe = verdict.result;
+      load.probe_findings = verdict.findings;
     }
   }
   return program;

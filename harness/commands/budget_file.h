@@ -9,7 +9,8 @@
 //         "methods": {
 //           "forward": {"buffers": [{"device": "cpu:0", "size": 0}, ...],
 //                       "loads": {"devplan": {"allocations": {"cuda:0": {"bytes": 48,
-//                       "count": 1}}, "leaks": 0, "loaded": true, "misuse": 0}, ...},
+//                       "count": 1}}, "leaks": 0, "loaded": true, "misuse": 0,
+//                       "probe": "clean"}, ...},
 //                       "peak_device_bytes": {"cuda:0": 48}, "plan_ratio": 1.0,
 //                       "planned_bytes": {"cpu:0": 0, "cuda:0": 48}}
 //         },
@@ -55,6 +56,11 @@ struct BudgetLoad {
   // What stood in for what the build lacks ("backend AbsentBackend"); kept as "placeholders"
   // when there are any.
   std::vector<std::string> placeholders;
+  // devplan probe of the method under this engine (probe.h): "clean", "not probed", "error" or
+  // "N findings", kept as "probe"; its finding lines as "probe_findings" when there are any.
+  // "" when not recorded (a budget from before probe): checked as clean.
+  std::string probe;
+  std::vector<std::string> probe_findings;
 };
 
 struct BudgetMethod {

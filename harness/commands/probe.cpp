@@ -9,8 +9,10 @@
 #include <harness/commands/plan_variants.h>
 #include <harness/commands/tensor_values.h>
 #include <harness/engine/caller_memory.h>
+#include <harness/engine/child_process.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
+#include <harness/json/json.h>
 #include <runtime_ext/program/scalar_type.h>
 
 namespace devplan::harness {
@@ -449,6 +451,61 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
   report.leak_lines = env->leak_lines();
   report.misuse_lines = env->misuse_lines();
   return report;
+}
+
+namespace {
+
+std::map<std::string, MethodProbeVerdict> verdicts_of(const ProbeReport& report) {
+  std::map<std::string, MethodProbeVerdict> out;
+  for (const MethodProbe& m : report.methods) {
+    MethodProbeVerdict& v = out[m.name];
+    for (const ProbeFinding& f : m.findings) v.findings.push_back(f.line());
+    const size_t n = v.findings.size();
+    v.result = n > 0       ? std::to_string(n) + (n == 1 ? " finding" : " findings")
+               : m.error   ? "error"
+               : !m.probed ? "not probed"
+                           : "clean";
+  }
+  return out;
+}
+
+Json verdicts_json(const std::map<std::string, MethodProbeVerdict>& verdicts) {
+  Json j = Json::object();
+  for (const auto& [name, v] : verdicts) j[name] = {{"result", v.result}, {"findings", v.findings}};
+  return j;
+}
+
+}  // namespace
+
+Result<std::map<std::string, MethodProbeVerdict>> probe_verdicts(const std::string& path,
+                                                                 const ProbeOptions& options) {
+  const auto probe = [&]() -> Result<std::map<std::string, MethodProbeVerdict>> {
+    DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(path));
+    bool usage_error = false;
+    DEVPLAN_ASSIGN_OR_RETURN(ProbeReport report, probe_program(image, options, &usage_error));
+    return verdicts_of(report);
+  };
+  if (options.runtime != RuntimeKind::Executorch) return probe();
+  ChildOutcome child = run_in_child([&](std::string* out) {
+    Result<std::map<std::string, MethodProbeVerdict>> r = probe();
+    *out = write_json(r.ok() ? Json{{"methods", verdicts_json(*r)}}
+                             : Json{{"error", r.error().to_string()}});
+    return 0;
+  });
+  if (!child.started || child.signaled() || child.exit_code != 0) {
+    return Error(ErrorCode::Internal, "ExecuTorch aborted while probing: " + child.describe());
+  }
+  Result<Json> doc = parse_json(child.out);
+  if (!doc.ok()) return doc.error();
+  if (doc->contains("error")) {
+    return Error(ErrorCode::InvalidProgram, doc->at("error").get<std::string>());
+  }
+  std::map<std::string, MethodProbeVerdict> out;
+  for (const auto& [name, v] : doc->at("methods").items()) {
+    out[name] = {v.at("result").get<std::string>(),
+                 v.at("findings").get<std::vector<std::string>>()};
+  }
+  return out;
 }
 
 }  // namespace devplan::harness

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,18 @@ struct ProbeReport {
   // "clean", "2 findings" or "not probed" (report's column).
   std::string verdict() const;
 };
+
+// One method's probe in short (budget files, fuzz cases): "clean", "not probed", "error" or
+// "2 findings", and the findings' lines.
+struct MethodProbeVerdict {
+  std::string result;
+  std::vector<std::string> findings;
+};
+
+// probe_program over the file at `path` with `options`, per method; under ExecuTorch in a child
+// process (an abort there is the error "ExecuTorch aborted while probing: ...").
+Result<std::map<std::string, MethodProbeVerdict>> probe_verdicts(const std::string& path,
+                                                                 const ProbeOptions& options);
 
 // Errors: the program does not load (its error), the environment cannot be made. A method
 // that cannot run is reported in the result. `usage_error` is set for a method the program

@@ -30,11 +30,13 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 // The figures of device_add_cuda0 (buffer 1 of `cuda_bytes` bytes) as one budget line.
-std::string device_add_line(uint64_t cuda_bytes) {
+// `probe`: with the probe result a recording writes (a budget from before probe has none).
+std::string device_add_line(uint64_t cuda_bytes, bool probe = false) {
   const std::string n = std::to_string(cuda_bytes);
   const std::string load = R"({"allocations":{"cuda:0":{"bytes":)" + n +
                            R"(,"count":1}},"leaks":0,"loaded":true,)"
-                           R"("misuse":0})";
+                           R"("misuse":0)" +
+                           std::string(probe ? R"(,"probe":"clean"})" : "}");
   std::string loads = R"({"devplan":)" + load;
   if (executorch_available()) loads += R"(,"executorch":)" + load;
   return R"({"buffers":[{"device":"cpu:0","size":32},{"device":"cuda:0","size":)" + n +
@@ -84,7 +86,7 @@ TEST(BudgetCommandTest, RecordWritesSortedKeysOneMethodPerLine) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "recorded 2 programs (3 methods) in " + budget +
                        "\n  model.pte: forward\n  two.pte: cpu_forward forward\n");
-  std::string cpu_load = R"({"allocations":{},"leaks":0,"loaded":true,"misuse":0})";
+  std::string cpu_load = R"({"allocations":{},"leaks":0,"loaded":true,"misuse":0,"probe":"clean"})";
   std::string cpu_loads = R"({"devplan":)" + cpu_load;
   if (executorch_available()) cpu_loads += R"(,"executorch":)" + cpu_load;
   EXPECT_EQ(testing::file_text(budget),
@@ -94,7 +96,7 @@ TEST(BudgetCommandTest, RecordWritesSortedKeysOneMethodPerLine) {
             "    \"model.pte\": {\n"
             "      \"methods\": {\n"
             "        \"forward\": " +
-                device_add_line(48) +
+                device_add_line(48, true) +
                 "\n"
                 "      }\n"
                 "    },\n"
@@ -106,7 +108,7 @@ TEST(BudgetCommandTest, RecordWritesSortedKeysOneMethodPerLine) {
                 "},\"peak_device_bytes\":{},\"plan_ratio\":1.0,"
                 "\"planned_bytes\":{\"cpu:0\":48}},\n"
                 "        \"forward\": " +
-                device_add_line(48) +
+                device_add_line(48, true) +
                 "\n"
                 "      }\n"
                 "    }\n"

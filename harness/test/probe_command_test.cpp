@@ -299,5 +299,29 @@ TEST_P(ProbeTest, CheckProbeSaysWhenAnOverlapIsNotObservedInExecution) {
   EXPECT_EQ(r.exit_code, cli::kExitFinding);
 }
 
+// The budget records each method's probe result per engine; a finding it did not record fails
+// `budget check` with the finding's line.
+TEST(ProbeBudgetTest, ANewProbeFindingFailsTheBudget) {
+  const std::string dir = testing::temp_dir();
+  const std::string model = dir + "/model.pte";
+  const std::string budget = dir + "/budget.json";
+  testing::copy_file(testing::temp_file(testing::broadcast_add_program()), model);
+  testing::CommandResult r = run(&budget_command, {"record", model, "-o", budget});
+  ASSERT_EQ(r.exit_code, cli::kExitOk) << r.err;
+  EXPECT_THAT(testing::file_text(budget), HasSubstr(R"("misuse":0,"probe":"clean"})"));
+  testing::copy_file(planted_short_lifetime(testing::broadcast_add_program()), model);
+  r = run(&budget_command, {"check", budget, model});
+  EXPECT_EQ(r.exit_code, cli::kExitFinding) << r.out << r.err;
+  const std::string line =
+      "probe: PLAN-CORRUPTION method forward: output 0 (float32[2, 3], cpu:0) differs from the "
+      "no-reuse plan (first at element 3: 3 planned, 2 without reuse); tensors sharing bytes "
+      "while live: values 1 and 2 in buffer 0 share bytes [32, 44) during instructions 0..0 "
+      "(value 1 at [32, 44), value 2 at [32, 56)) (not in the budget)\n";
+  EXPECT_THAT(r.out, HasSubstr("  FAIL model.pte forward: devplan " + line));
+  if (executorch_available()) {
+    EXPECT_THAT(r.out, HasSubstr("  FAIL model.pte forward: executorch " + line));
+  }
+}
+
 }  // namespace
 }  // namespace devplan::harness

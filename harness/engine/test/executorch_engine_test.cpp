@@ -574,7 +574,8 @@ TEST_F(ExecutorchEngine, BudgetAndDiffSayWhatStoodIn) {
   std::ifstream file(budget);
   const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   EXPECT_THAT(text,
-              HasSubstr(R"("loaded":true,"misuse":0,"placeholders":["backend AbsentBackend"]})"));
+              HasSubstr(R"("loaded":true,"misuse":0,"placeholders":["backend AbsentBackend"],)"
+                        R"("probe":"not probed"})"));
   r = testing::run(&budget_command, {"check", budget, absent, ops});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("  note: wild_missing_ops.pte forward: devplan load: with "
