@@ -4,6 +4,7 @@
 #include <memory>
 #include <numeric>
 
+#include <harness/commands/probe.h>
 #include <harness/fuzz/differential_check.h>
 #include <harness/fuzz/output_determinism.h>
 #include <harness/scenario/corruption.h>
@@ -254,6 +255,47 @@ std::optional<FuzzFinding> check_placement(const MethodScenario& m, Module& modu
   return std::nullopt;
 }
 
+// devplan probe (harness/commands/probe.h) of the case in both engines: a method whose outputs
+// are determined (output_determinism.h) has no finding in either. Other methods read memory
+// nothing wrote or let a live tensor be overwritten, as generated: probe reports that, and
+// the engines' kernels may show it differently, so they are not judged.
+std::optional<FuzzFinding> check_probe(const std::vector<uint8_t>& bytes,
+                                       const std::vector<std::string>& determined,
+                                       const FuzzCaseOptions& case_options) {
+  DeviceAllocator* device_memory = case_options.device_memory;
+  if (determined.empty()) return std::nullopt;
+  const ProgramImage image(bytes);
+  for (RuntimeKind runtime : {RuntimeKind::Devplan, RuntimeKind::Executorch}) {
+    ProbeOptions options;
+    options.runtime = runtime;
+    options.methods = determined;
+    options.compute_bug = case_options.compute_bug;
+    if (device_memory != nullptr) {
+      options.device.kind = DeviceKind::Cuda;
+      options.device.memory = device_memory;
+    }
+    bool usage_error = false;
+    Result<ProbeReport> report = probe_program(image, options, &usage_error);
+    if (!report.ok()) {
+      return finding("probe",
+                     std::string(runtime_name(runtime)) + ": " + report.error().to_string());
+    }
+    for (const MethodProbe& m : report->methods) {
+      if (!m.findings.empty()) {
+        return finding("probe",
+                       std::string(runtime_name(runtime)) + ": " + m.findings.front().line());
+      }
+    }
+    for (const std::string& line : report->leak_lines) {
+      return finding("probe", std::string(runtime_name(runtime)) + ": LEAK " + line);
+    }
+    for (const std::string& line : report->misuse_lines) {
+      return finding("probe", std::string(runtime_name(runtime)) + ": MISUSE " + line);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64_t case_seed,
                                          const FuzzCaseOptions& options) {
   SplitMix64 rng(case_seed);  // the case's random choices
@@ -279,7 +321,8 @@ std::optional<FuzzFinding> run_fuzz_case(const ProgramScenario& scenario, uint64
   if (options.known_divergences != nullptr) {
     for (const auto& [id, count] : d.known) (*options.known_divergences)[id] += count;
   }
-  return d.divergence;
+  if (d.divergence) return d.divergence;
+  return check_probe(bytes, determined, options);
 }
 
 }  // namespace devplan::harness

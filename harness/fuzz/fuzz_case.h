@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <harness/scenario/program_scenario.h>
+#include <mocks/compute_bug.h>
 #include <mocks/ledger_records.h>
 #include <mocks/unload_bug_allocator.h>
 #include <runtime_ext/module/module.h>
@@ -42,6 +43,8 @@ struct AllocationTotals {
 
 struct FuzzCaseOptions {
   UnloadBug unload_bug = UnloadBug::None;  // --inject-bug: the hunter's self-test
+  // --inject-bug with --differential: the device backends' compute made wrong for probe.
+  ComputeBug compute_bug = ComputeBug::None;
   // --differential: after the checks above, the program goes through both engines
   // (differential_check.h); a divergence is a finding "differential".
   bool differential = false;
@@ -55,7 +58,8 @@ struct FuzzCaseOptions {
 };
 
 struct FuzzFinding {
-  std::string check;    // "round-trip", "placement", "execute", "cleanup", "fault", "corruption"
+  std::string check;    // "round-trip", "placement", "execute", "cleanup", "fault", "corruption",
+                        // "differential", "probe"
   std::string message;  // what went wrong, naming method, buffer, allocation and owner
 };
 

@@ -29,6 +29,22 @@ ScenarioOptions command_line_scenario() {
   return scenario;
 }
 
+namespace {
+
+// An unload bug, or a compute bug (none excluded) for probe.
+Result<std::string> parse_fuzz_bug(const std::string& text) {
+  const Result<ComputeBug> compute = parse_compute_bug(text);
+  if (compute.ok() && *compute != ComputeBug::None) return text;
+  const Result<UnloadBug> unload = parse_injected_bug(text);
+  if (unload.ok()) return text;
+  return Error(ErrorCode::InvalidArgument,
+               "expects skip-free, double-free, wrong-index-free, unwritten-output, "
+               "merged-outputs or read-before-write, got '" +
+                   text + "'");
+}
+
+}  // namespace
+
 std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
   auto app = cli::make_command_app(
       "fuzz",
@@ -59,11 +75,14 @@ std::unique_ptr<CLI::App> fuzz_app(FuzzCommandLine& c) {
       ->type_name("K")
       ->transform(cli::decimal_validator());
   app->add_option("--inject-bug", c.inject_bug,
-                  "make unload misbehave on purpose: skip-free, double-free or wrong-index-free")
+                  "make unload misbehave on purpose: skip-free, double-free or wrong-index-free; "
+                  "or, with --differential, the device backends' compute, which probe must "
+                  "find: unwritten-output, merged-outputs or read-before-write")
       ->type_name("BUG")
-      ->check(cli::checked_by(&parse_injected_bug));
+      ->check(cli::checked_by(&parse_fuzz_bug));
   app->add_flag("--differential", c.differential,
-                "also load and run every case in ExecuTorch and compare");
+                "also load and run every case in ExecuTorch and compare, and probe it in both "
+                "engines (devplan probe: no finding where the outputs are determined)");
   add_runtime_option(*app, c.runtime);
   add_device_options(*app, c.device);
   app->add_option("--out", c.out_dir, "where a failing case's program is written (default .)")
@@ -84,8 +103,20 @@ Result<CampaignOptions> campaign_options(const FuzzCommandLine& c) {
   o.shard_index = shard.index;
   o.shard_count = shard.count;
   if (!c.devices.empty()) o.scenario.devices = *parse_device_list(c.devices);
-  if (!c.inject_bug.empty()) o.checks.unload_bug = *parse_injected_bug(c.inject_bug);
   o.checks.differential = c.differential || c.runtime == RuntimeKind::Executorch;
+  if (!c.inject_bug.empty()) {
+    const Result<ComputeBug> compute = parse_compute_bug(c.inject_bug);
+    if (compute.ok()) {
+      if (!o.checks.differential) {
+        return Error(ErrorCode::InvalidArgument,
+                     "--inject-bug " + c.inject_bug +
+                         " plants a compute bug for probe, which runs with --differential");
+      }
+      o.checks.compute_bug = *compute;
+    } else {
+      o.checks.unload_bug = *parse_injected_bug(c.inject_bug);
+    }
+  }
   return o;
 }
 

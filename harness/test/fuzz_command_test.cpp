@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <set>
 
+#include <harness/engine/engine.h>
+
 #include "commands_test_support.h"
 
 namespace devplan::harness {
@@ -90,6 +92,34 @@ TEST(FuzzCommandTest, InjectedDoubleFreeIsFound) {
   EXPECT_THAT(r.out, HasSubstr(R"("failures":1)"));
   EXPECT_THAT(r.out, HasSubstr(R"("check":"cleanup","message":"misuse: double free of #1 cuda:)"))
       << r.out;
+}
+
+// --differential probes each case in both engines; a compute bug planted in the device backends
+// is found, minimised, written, and `devplan probe` finds it in the written program.
+TEST(FuzzCommandTest, AnInjectedComputeBugIsFoundByProbe) {
+  if (!executorch_available()) GTEST_SKIP() << executorch_unavailable_reason();
+  const std::string dir = testing::temp_dir();
+  testing::CommandResult r = run(&fuzz_command, {"--differential", "--cases", "500", "--seed", "7",
+                                                 "--inject-bug", "unwritten-output", "--out", dir});
+  ASSERT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FAILURE in case 416 (probe): devplan: UNWRITTEN method prefill: "
+                               "output 0 (int32[], cuda:2): 4 of 4 bytes never written (delegate "
+                               "0, DeviceAddBackend)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  instructions: delegate(t2, t2) -> t1\n"));
+  EXPECT_THAT(r.out, HasSubstr("replay: devplan fuzz --seed 7 --case 416 --inject-bug "
+                               "unwritten-output --differential\n"));
+  const std::string written = dir + "/devplan-fuzz-seed7-case416.pte";
+  testing::CommandResult probe = run(&probe_command, {written, "--inject-bug", "unwritten-output"});
+  EXPECT_EQ(probe.exit_code, 3) << probe.out;
+  EXPECT_THAT(probe.out, HasSubstr("UNWRITTEN method prefill: output 0 (int32[], cuda:2): 4 of 4 "
+                                   "bytes never written (delegate 0, DeviceAddBackend)\n"));
+  EXPECT_EQ(run(&probe_command, {written}).exit_code, 0);
+  // Without --differential there is no probe to plant it for.
+  r = run(&fuzz_command, {"--cases", "5", "--inject-bug", "unwritten-output"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "devplan fuzz: --inject-bug unwritten-output plants a compute bug for probe, which "
+            "runs with --differential\nRun 'devplan fuzz --help' for the options.\n");
 }
 
 TEST(FuzzCommandTest, UsageErrors) {
