@@ -34,8 +34,8 @@ std::vector<Committed> committed_programs() {
   std::vector<Committed> out;
   const std::string exporter = std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/exporter/";
   for (const std::string& folder :
-       {std::string(DEVPLAN_FIXTURE_PROGRAMS_DIR), std::string(DEVPLAN_SOURCE_DIR) +
-                                                       "/fixtures/executorch",
+       {std::string(DEVPLAN_FIXTURE_PROGRAMS_DIR),
+        std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch",
         std::string(DEVPLAN_SOURCE_DIR) + "/fixtures/executorch/upstream-1.5.1", exporter}) {
     std::vector<std::string> files;
     std::error_code ec;

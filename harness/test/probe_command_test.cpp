@@ -6,9 +6,12 @@
 #include <harness/cli/exit_codes.h>
 #include <harness/commands/command.h>
 #include <harness/commands/plan_variants.h>
+#include <harness/commands/probe.h>
 #include <harness/engine/engine.h>
 #include <harness/test/commands_test_support.h>
 #include <harness/test/probe_test_programs.h>
+#include <runtime_ext/cuda/cuda_allocator.h>
+#include <runtime_ext/cuda/test/fake_cuda_runtime.h>
 
 namespace devplan::harness {
 namespace {
@@ -251,6 +254,42 @@ TEST_P(ProbeTest, EveryCommittedRealProgramHasNoFinding) {
     EXPECT_EQ(verdict, expected) << p.file << "\n" << r.out << r.err;
     EXPECT_NE(r.exit_code, cli::kExitFinding) << p.file;
   }
+}
+
+// --device cuda without a GPU: the CUDA runtime seam's fake under CudaAllocator. The poisoned
+// device buffers are filled through cudaMemcpy, and each planted bug is found as on the
+// simulated devices, with the same line.
+TEST_P(ProbeTest, OnCudaMemoryTheSameBugsAreFoundWithTheSameLines) {
+  devplan::testing::FakeCudaRuntime runtime(/*device_count=*/1, size_t{64} << 20);
+  CudaAllocator allocator(runtime);
+  const ProgramImage image(testing::two_device_outputs_program());
+  for (ComputeBug bug : {ComputeBug::None, ComputeBug::UnwrittenOutput, ComputeBug::MergedOutputs,
+                         ComputeBug::ReadBeforeWrite}) {
+    SCOPED_TRACE(compute_bug_name(bug));
+    ProbeOptions options;
+    options.runtime = GetParam() == "devplan" ? RuntimeKind::Devplan : RuntimeKind::Executorch;
+    options.compute_bug = bug;
+    bool usage_error = false;
+    Result<ProbeReport> simulated = probe_program(image, options, &usage_error);
+    options.device.kind = DeviceKind::Cuda;
+    options.device.memory = &allocator;
+    Result<ProbeReport> cuda = probe_program(image, options, &usage_error);
+    ASSERT_TRUE(simulated.ok() && cuda.ok());
+    EXPECT_EQ(cuda->devices, "cuda");
+    ASSERT_EQ(cuda->methods.size(), 1u);
+    EXPECT_TRUE(cuda->methods[0].probed);
+    std::vector<std::string> simulated_lines, cuda_lines;
+    for (const ProbeFinding& f : simulated->methods[0].findings)
+      simulated_lines.push_back(f.line());
+    for (const ProbeFinding& f : cuda->methods[0].findings) cuda_lines.push_back(f.line());
+    EXPECT_EQ(cuda_lines, simulated_lines);
+    EXPECT_EQ(cuda_lines.size(), bug == ComputeBug::None            ? 0u
+                                 : bug == ComputeBug::MergedOutputs ? 1u
+                                                                    : 2u);
+    EXPECT_EQ(cuda->leak_lines, std::vector<std::string>());
+    EXPECT_EQ(cuda->misuse_lines, std::vector<std::string>());
+  }
+  EXPECT_EQ(runtime.live_allocations(), 0u);
 }
 
 // The short-lifetime bug planted in `bytes`, as a file.
