@@ -13,6 +13,14 @@ namespace {
 
 // Kernels may use wide loads: every moved tensor starts on a 64-byte boundary.
 constexpr uint64_t kVariantAlignment = 64;
+// No variant's buffer grows past this: far beyond what can execute, and no overflow below it.
+constexpr uint64_t kMaxVariantBytes = uint64_t{1} << 56;
+
+Error too_large(const std::string& method, size_t buffer) {
+  return Error(ErrorCode::MemoryAllocationFailed,
+               "method '" + method + "': buffer " + std::to_string(buffer) + " would exceed " +
+                   std::to_string(kMaxVariantBytes) + " bytes in the re-planned program");
+}
 
 uint64_t align_up(uint64_t n) {
   return (n + kVariantAlignment - 1) / kVariantAlignment * kVariantAlignment;
@@ -75,8 +83,10 @@ Result<PlanVariant> no_reuse_variant(const ProgramImage& image) {
           uint64_t end = 0;
           for (size_t v = 0; v < plan.values.size(); ++v) {
             if (!planned_in(plan.values[v], b) || check.alias_of[v] >= 0) continue;
+            const uint64_t nbytes = plan.values[v].tensor.nbytes;
+            if (nbytes > kMaxVariantBytes - end) return too_large(plan.name, b);
             plan.values[v].tensor.offset = end;
-            end += align_up(plan.values[v].tensor.nbytes);
+            end += align_up(nbytes);
           }
           plan.buffer_sizes[b] = end;
         }
@@ -102,6 +112,10 @@ Result<PlanVariant> separated_variant(const ProgramImage& image, const std::stri
                             found = true;
                             const MethodPlan original = plan;
                             TensorInfo& t = plan.values[value].tensor;
+                            if (plan.buffer_sizes[t.buffer_index] >
+                                kMaxVariantBytes - t.nbytes - kVariantAlignment) {
+                              return too_large(method, t.buffer_index);
+                            }
                             t.offset = align_up(plan.buffer_sizes[t.buffer_index]);
                             plan.buffer_sizes[t.buffer_index] = t.offset + t.nbytes;
                             move_views(plan, original, check);

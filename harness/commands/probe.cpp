@@ -307,7 +307,8 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
     report.injected = compute_bug_name(options.compute_bug);
   }
   DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
-  DEVPLAN_ASSIGN_OR_RETURN(PlanVariant no_reuse, no_reuse_variant(image));
+  // Without a no-reuse plan (one too large to write), only the poison runs judge.
+  Result<PlanVariant> no_reuse = no_reuse_variant(image);
   DEVPLAN_ASSIGN_OR_RETURN(
       std::unique_ptr<DeviceEnvironment> env,
       DeviceEnvironment::create(options.device, UnloadBug::None, options.compute_bug));
@@ -317,9 +318,9 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
   {
     DEVPLAN_ASSIGN_OR_RETURN(Subject planned, open_subject(image, options, *env, session_options));
     std::optional<Subject> unshared;
-    if (no_reuse.changed) {
+    if (no_reuse.ok() && no_reuse->changed) {
       DEVPLAN_ASSIGN_OR_RETURN(ProgramImage no_reuse_image,
-                               ProgramImage::from_bytes(std::move(no_reuse.bytes)));
+                               ProgramImage::from_bytes(std::move(no_reuse->bytes)));
       DEVPLAN_ASSIGN_OR_RETURN(unshared,
                                open_subject(no_reuse_image, options, *env, session_options));
     }
@@ -338,6 +339,10 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
       Result<const MethodPlan*> plan = program.method_plan(name);
       const MethodCheck check = plan.ok() ? check_method_plan(**plan) : MethodCheck();
       if (plan.ok()) unstated_state(**plan, check, &m.notes);
+      if (!no_reuse.ok()) {
+        m.notes.push_back("no plan without reuse: " + no_reuse.error().message() +
+                          "; the outputs are judged by the poison runs only");
+      }
       std::vector<Outputs> runs;  // planned A, planned B, planned A again, no-reuse A, B
       Error failed;
       const auto run = [&](Subject& subject, uint8_t pattern) {

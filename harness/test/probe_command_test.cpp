@@ -338,6 +338,35 @@ TEST_P(ProbeTest, CheckProbeSaysWhenAnOverlapIsNotObservedInExecution) {
   EXPECT_EQ(r.exit_code, cli::kExitFinding);
 }
 
+TEST_P(ProbeTest, JunitHasOneCasePerMethodFailingWithItsFindings) {
+  const std::string file = testing::temp_file(testing::two_device_outputs_program());
+  const std::string xml = testing::temp_dir() + "/probe.xml";
+  const testing::CommandResult r = probe({file, "--inject-bug", "merged-outputs", "--junit", xml});
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+  const std::string line =
+      "UNWRITTEN method forward: output 1 (float32[2, 2], cpu:0): 16 of 16 bytes never written "
+      "(delegate 1, DevplanDeviceBackend)";
+  EXPECT_THAT(testing::file_text(xml),
+              HasSubstr("<testsuite name=\"devplan probe\" tests=\"1\" failures=\"1\" "
+                        "errors=\"0\""));
+  EXPECT_THAT(testing::file_text(xml),
+              HasSubstr("<testcase classname=\"probe\" name=\"forward\" time=\"0\">\n"
+                        "      <failure message=\"" +
+                        line + "\">" + line + "\n</failure>"));
+}
+
+TEST_P(ProbeTest, CheckProbeJsonGivesEachOverlapItsEvidence) {
+  const std::string file = planted_short_lifetime(testing::broadcast_add_program());
+  const testing::CommandResult r =
+      run(&check_command, {file, "--probe", "--runtime", GetParam(), "--json"});
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+  EXPECT_THAT(r.out, HasSubstr(R"x("overlaps":[{"buffer":0,"values":[1,2],"bytes":[[32,44],)x"
+                               R"x([32,56]],"instructions":[0,0],"probe":{"confirmed":true,)x"
+                               R"x("evidence":"confirmed in execution (output 0 (float32[2, 3], )x"
+                               R"x(cpu:0) changes when value 2 has bytes of its own: first at )x"
+                               R"x(element 3: 3 planned, 2 separated)"}}])x"));
+}
+
 // The budget records each method's probe result per engine; a finding it did not record fails
 // `budget check` with the finding's line.
 TEST(ProbeBudgetTest, ANewProbeFindingFailsTheBudget) {
