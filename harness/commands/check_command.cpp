@@ -17,7 +17,7 @@
 #include <optional>
 #include <sstream>
 
-#include <harness/engine/child_process.h>
+#include <harness/commands/isolated_command.h>
 
 namespace devplan::harness {
 namespace {
@@ -214,21 +214,12 @@ int check_command(const Args& args, std::ostream& out, std::ostream& err) {
   if (!probe || runtime != RuntimeKind::Executorch) {
     return check_parsed(file, data_paths, json, budget_steps, probe, runtime, out, err);
   }
-  // ExecuTorch aborts on some invalid programs: probe in a child and report an abort.
-  ChildOutcome child = run_in_child([&](std::string* child_out) {
-    std::ostringstream o;
-    const int code =
-        check_parsed(file, data_paths, json, budget_steps, probe, runtime, o, std::cerr);
-    std::cerr.flush();
-    *child_out = o.str();
-    return code;
-  });
-  out << child.out;
-  err << child.err;
-  if (!child.signaled() && child.started) return child.exit_code;
-  err << "devplan check: FINDING: ExecuTorch aborted while probing " << file << ": "
-      << child.describe() << "\n";
-  return child.started ? cli::kExitFinding : cli::kExitError;
+  return run_in_child_command(
+      "check", "probing", file,
+      [&](std::ostream& o) {
+        return check_parsed(file, data_paths, json, budget_steps, probe, runtime, o, std::cerr);
+      },
+      out, err);
 }
 
 namespace {

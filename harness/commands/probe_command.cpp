@@ -8,9 +8,9 @@
 
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
+#include <harness/commands/isolated_command.h>
 #include <harness/commands/probe.h>
 #include <harness/commands/probe_report.h>
-#include <harness/engine/child_process.h>
 #include <harness/report/json_document.h>
 #include <harness/report/json_reports.h>
 #include <harness/report/junit.h>
@@ -126,20 +126,9 @@ int probe_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::unique_ptr<CLI::App> app = probe_app(c);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   if (c.options.runtime != RuntimeKind::Executorch) return probe_parsed(c, *app, out, err);
-  // ExecuTorch aborts on some invalid programs: probe in a child and report an abort.
-  ChildOutcome child = run_in_child([&](std::string* child_out) {
-    std::ostringstream o;
-    const int code = probe_parsed(c, *app, o, std::cerr);
-    std::cerr.flush();
-    *child_out = o.str();
-    return code;
-  });
-  out << child.out;
-  err << child.err;
-  if (!child.signaled() && child.started) return child.exit_code;
-  err << "devplan probe: FINDING: ExecuTorch aborted while probing " << c.file << ": "
-      << child.describe() << "\n";
-  return child.started ? cli::kExitFinding : cli::kExitError;
+  return run_in_child_command(
+      "probe", "probing", c.file,
+      [&](std::ostream& o) { return probe_parsed(c, *app, o, std::cerr); }, out, err);
 }
 
 }  // namespace devplan::harness

@@ -6,11 +6,11 @@
 #include <harness/commands/command.h>
 #include <harness/commands/command_options.h>
 #include <harness/commands/device_environment.h>
+#include <harness/commands/isolated_command.h>
 #include <harness/commands/memory_ceilings.h>
 #include <harness/commands/output_summary.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/tensor_values.h>
-#include <harness/engine/child_process.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
 
@@ -226,20 +226,9 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::unique_ptr<CLI::App> app = run_app(c);
   if (std::optional<int> done = cli::parse_command_line(*app, args, out, err)) return *done;
   if (c.runtime != RuntimeKind::Executorch) return run_parsed(c, *app, out, err);
-  // ExecuTorch aborts on some invalid programs: run it in a child and report an abort.
-  ChildOutcome child = run_in_child([&](std::string* child_out) {
-    std::ostringstream o;
-    const int code = run_parsed(c, *app, o, std::cerr);
-    std::cerr.flush();
-    *child_out = o.str();
-    return code;
-  });
-  out << child.out;
-  err << child.err;
-  if (!child.signaled() && child.started) return child.exit_code;
-  err << "devplan run: FINDING: ExecuTorch aborted while running " << c.file << ": "
-      << child.describe() << "\n";
-  return child.started ? cli::kExitFinding : cli::kExitError;
+  return run_in_child_command(
+      "run", "running", c.file, [&](std::ostream& o) { return run_parsed(c, *app, o, std::cerr); },
+      out, err);
 }
 
 }  // namespace devplan::harness
