@@ -63,6 +63,20 @@ TEST_P(ProbeTest, ABackendThatLeavesItsOutputsUnwrittenIsCaught) {
   EXPECT_EQ(r.exit_code, cli::kExitFinding);
 }
 
+// A skip-copy program leaves its device output to the caller: probe allocates it as a caller
+// would, poisoned like the planned buffers.
+TEST_P(ProbeTest, AnUnwrittenCallerBoundDeviceOutputIsCaught) {
+  const std::string file = testing::exported_program("devplan_skip_io.pte");
+  const testing::CommandResult r = probe({file, "--inject-bug", "unwritten-output"});
+  EXPECT_EQ(r.out, header(file) +
+                       "injected bug: unwritten-output\n"
+                       "method forward: probed (5 executions, 1 finding)\n"
+                       "UNWRITTEN method forward: output 0 (float32[2, 2], cuda:0): 16 of 16 bytes "
+                       "never written (delegate 0, DevplanDeviceBackend)\n"
+                       "result: 1 finding\n");
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+}
+
 TEST_P(ProbeTest, ABackendThatMergesTwoOutputsIntoOneIsCaught) {
   const std::string file = testing::temp_file(testing::two_device_outputs_program());
   const testing::CommandResult r = probe({file, "--inject-bug", "merged-outputs"});
