@@ -71,10 +71,12 @@ std::string output_name(const OutputValues& o) {
   return text + "], " + o.device.to_string() + ")";
 }
 
+constexpr const char* kNoWriter = " (no instruction writes it)";
+
 // What wrote value `v` last (copies followed to their source): " (delegate 0,
 // DevplanDeviceBackend)", " (aten::add.out, instruction 3)", " (no instruction writes it)".
 std::string writer_text(const MethodPlan* plan, int32_t v) {
-  if (plan == nullptr) return "";
+  if (plan == nullptr) return kNoWriter;
   std::vector<const InstructionInfo*> steps;
   for (const ChainInfo& chain : plan->chains) {
     for (const InstructionInfo& i : chain.instructions) steps.push_back(&i);
@@ -99,7 +101,7 @@ std::string writer_text(const MethodPlan* plan, int32_t v) {
       return " (" + op + ", instruction " + std::to_string(s) + ")";
     }
   }
-  return " (no instruction writes it)";
+  return kNoWriter;
 }
 
 // The poison findings of one output: elements whose every byte is A then B (never written),
@@ -161,10 +163,6 @@ std::string first_difference(const OutputValues& planned, const OutputValues& ot
 }
 
 std::string overlaps_text(const MethodCheck& check) {
-  if (check.overlaps.empty()) {
-    return "check finds no tensors sharing bytes while live (a view or a lifetime read "
-           "differently from devplan's reading)";
-  }
   std::string text = "tensors sharing bytes while live: ";
   for (size_t i = 0; i < check.overlaps.size(); ++i) {
     text += (i ? "; " : "") + describe_overlap(check.overlaps[i]);
@@ -302,17 +300,38 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
         }
         if (!same_output(na[i], nb[i])) {
           // Stable in the plan only because a tensor's stale bytes stand where nothing wrote.
+          // A finding where the program names what writes the output (its bytes of its own
+          // stayed poison); otherwise the separation itself may be what left memory unwritten
+          // (a view devplan does not read as one), and it is a note.
+          std::vector<ProbeFinding> unshared;
           judge_poison(name, na[i], nb[i], writer,
                        "; under the no-reuse plan (in the planned layout a tensor's stale bytes "
                        "stand there)",
-                       &m.findings);
+                       &unshared);
+          for (ProbeFinding& f : unshared) {
+            if (f.kind == "UNWRITTEN" && writer != kNoWriter) {
+              m.findings.push_back(std::move(f));
+            } else {
+              m.notes.push_back(f.line() +
+                                ": not a finding, since only the no-reuse plan shows it");
+            }
+          }
           continue;
         }
         if (!same_output(pa[i], na[i])) {
-          m.findings.push_back(
-              {"PLAN-CORRUPTION",
-               "method " + name + ": " + output_name(pa[i]) + " differs from the no-reuse plan (" +
-                   first_difference(pa[i], na[i], "without reuse") + "); " + overlaps_text(check)});
+          const std::string text = "method " + name + ": " + output_name(pa[i]) +
+                                   " differs from the no-reuse plan (" +
+                                   first_difference(pa[i], na[i], "without reuse") + "); ";
+          if (!check.overlaps.empty()) {
+            m.findings.push_back({"PLAN-CORRUPTION", text + overlaps_text(check)});
+          } else {
+            // Nothing says which layout is right: an alias devplan does not read, or a lifetime
+            // it reads too long.
+            m.notes.push_back(text +
+                              "check finds no tensors sharing bytes while live, so this "
+                              "is not a finding: a tensor devplan reads as separate may be "
+                              "meant to share bytes, or a lifetime be shorter than it reads");
+          }
         }
       }
       if (options.confirm_overlaps) {

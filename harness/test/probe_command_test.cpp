@@ -131,6 +131,22 @@ TEST_P(ProbeTest, WithoutThePlantedBugTheSameProgramIsClean) {
   EXPECT_EQ(r.exit_code, cli::kExitOk);
 }
 
+// Outputs that differ between the plan and the no-reuse plan where `check` finds no overlap:
+// nothing says which layout is right, so it is a note, not a finding.
+TEST_P(ProbeTest, ADifferenceCheckCannotExplainIsANote) {
+  const std::string file = testing::temp_file(testing::colliding_initial_values_program());
+  const testing::CommandResult r = probe({file});
+  EXPECT_EQ(r.out, header(file) +
+                       "method forward: probed (5 executions, 0 findings)\n"
+                       "  note: method forward: output 0 (float32[1], cpu:0) differs from the "
+                       "no-reuse plan (first at element 0: -4.5 planned, 1.5 without reuse); check "
+                       "finds no tensors sharing bytes while live, so this is not a finding: a "
+                       "tensor devplan reads as separate may be meant to share bytes, or a "
+                       "lifetime be shorter than it reads\n"
+                       "result: clean\n");
+  EXPECT_EQ(r.exit_code, cli::kExitOk);
+}
+
 TEST_P(ProbeTest, AMethodWhoseKernelsAreMissingIsListedAsNotProbed) {
   const std::string file = testing::exported_program("wild_missing_ops.pte");
   const testing::CommandResult r = probe({file});

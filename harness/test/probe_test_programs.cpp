@@ -1,5 +1,6 @@
 #include <harness/test/probe_test_programs.h>
 
+#include <cstring>
 #include <string>
 
 #include <mocks/simulated_device_backend.h>
@@ -62,6 +63,22 @@ std::vector<uint8_t> two_device_outputs_program() {
   m.add_kernel_call(d2h, {product_dev, out1, out1});
   m.set_inputs({a, b});
   m.set_outputs({out0, out1});
+  return builder.build();
+}
+
+std::vector<uint8_t> colliding_initial_values_program() {
+  ProgramBuilder builder;
+  MethodBuilder& m = builder.add_method("forward");
+  const uint32_t host = m.add_buffer(8);
+  const auto bytes_of = [](float x) {
+    std::vector<uint8_t> out(4);
+    std::memcpy(out.data(), &x, 4);
+    return out;
+  };
+  const TensorSpec spec = TensorSpec::of(ScalarType::Float, {1});
+  const int32_t out = m.add_planned_tensor_with_initial_value(spec, host, 0, bytes_of(1.5f));
+  m.add_planned_tensor_with_initial_value(spec, host, 0, bytes_of(-4.5f));
+  m.set_outputs({out});
   return builder.build();
 }
 

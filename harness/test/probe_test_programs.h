@@ -17,4 +17,9 @@ std::vector<uint8_t> broadcast_add_program();
 // 6 out0, 7 out1.
 std::vector<uint8_t> two_device_outputs_program();
 
+// Two float32[1] tensors with initial values at the same bytes of buffer 0 (8 bytes): value 0
+// (1.5, the method's output) and value 1 (-4.5, named by no instruction, loaded after it). No
+// instructions. `check` gives value 1 no lifetime, so it sees no overlap.
+std::vector<uint8_t> colliding_initial_values_program();
+
 }  // namespace devplan::harness::testing
