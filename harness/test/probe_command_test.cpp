@@ -397,6 +397,37 @@ TEST_P(ProbeTest, CheckProbeJsonGivesEachOverlapItsEvidence) {
                                R"x(element 3: 3 planned, 2 separated)"}}])x"));
 }
 
+// report's probe column: the verdict in the row, each finding's line under it, and the finding
+// fails the report.
+TEST_P(ProbeTest, ReportShowsTheProbeColumnAndEachFinding) {
+  const std::string dir = testing::temp_dir();
+  const std::string clean = dir + "/clean.pte";
+  const std::string planted = dir + "/planted.pte";
+  testing::copy_file(testing::temp_file(testing::broadcast_add_program()), clean);
+  testing::copy_file(planted_short_lifetime(testing::broadcast_add_program()), planted);
+  testing::CommandResult r = run(&report_command, {"--fuzz-cases", "0", "--out", dir, "--runtime",
+                                                   GetParam(), clean, planted});
+  EXPECT_EQ(r.exit_code, cli::kExitFinding) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("program                      methods  buffers per device         "
+                               "allocs leaks misuse overlaps  run  probe\n"
+                               "clean                              1  cpu:0=1                    "
+                               "     0     0      0        0  1/1  clean\n"
+                               "planted                            1  cpu:0=1                    "
+                               "     0     0      0        1  1/1  1 finding\n"
+                               "  probe: PLAN-CORRUPTION method forward: output 0 (float32[2, 3], "
+                               "cpu:0) differs from the no-reuse plan (first at element 3: 3 "
+                               "planned, 2 without reuse); tensors sharing bytes while live: "
+                               "values 1 and 2 in buffer 0 share bytes [32, 44) during "
+                               "instructions 0..0 (value 1 at [32, 44), value 2 at [32, 56))\n"))
+      << r.out;
+  r = run(&report_command,
+          {"--fuzz-cases", "0", "--out", dir, "--runtime", GetParam(), "--json", planted});
+  EXPECT_EQ(r.exit_code, cli::kExitFinding);
+  EXPECT_THAT(r.out, HasSubstr(R"("probe":"1 finding","probe_findings":["PLAN-CORRUPTION method )"
+                               R"(forward: output 0 (float32[2, 3], cpu:0) differs from the )"));
+  EXPECT_THAT(r.out, HasSubstr(R"("probe_errors":[])"));
+}
+
 // The budget records each method's probe result per engine; a finding it did not record fails
 // `budget check` with the finding's line.
 TEST(ProbeBudgetTest, ANewProbeFindingFailsTheBudget) {
