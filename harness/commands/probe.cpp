@@ -414,7 +414,11 @@ Result<std::map<std::string, MethodProbeVerdict>> probe_verdicts(const std::stri
     DEVPLAN_ASSIGN_OR_RETURN(ProbeReport report, probe_program(image, options, &usage_error));
     return verdicts_of(report);
   };
-  if (options.runtime != RuntimeKind::Executorch) return probe();
+  // ExecuTorch may abort; CUDA, once used in this process, would not survive the fork of the
+  // children that isolate ExecuTorch later (budget and diff load there).
+  if (options.runtime != RuntimeKind::Executorch && options.device.kind != DeviceKind::Cuda) {
+    return probe();
+  }
   ChildOutcome child = run_in_child([&](std::string* out) {
     Result<std::map<std::string, MethodProbeVerdict>> r = probe();
     *out = write_json(r.ok() ? Json{{"methods", verdicts_json(*r)}}
@@ -422,7 +426,8 @@ Result<std::map<std::string, MethodProbeVerdict>> probe_verdicts(const std::stri
     return 0;
   });
   if (!child.started || child.signaled() || child.exit_code != 0) {
-    return Error(ErrorCode::Internal, "ExecuTorch aborted while probing: " + child.describe());
+    return Error(ErrorCode::Internal, std::string(runtime_name(options.runtime)) +
+                                          " aborted while probing: " + child.describe());
   }
   Result<Json> doc = parse_json(child.out);
   if (!doc.ok()) return doc.error();

@@ -96,8 +96,8 @@ struct MethodProbeVerdict {
   std::vector<std::string> findings;
 };
 
-// probe_program over the file at `path` with `options`, per method; under ExecuTorch in a child
-// process (an abort there is the error "ExecuTorch aborted while probing: ...").
+// probe_program over the file at `path` with `options`, per method; under ExecuTorch or on a GPU
+// in a child process (an abort there is the error "executorch aborted while probing: ...").
 Result<std::map<std::string, MethodProbeVerdict>> probe_verdicts(const std::string& path,
                                                                  const ProbeOptions& options);
 
