@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <harness/commands/command.h>
+#include <harness/commands/probe.h>
 #include <harness/commands/program_figures.h>
 #include <harness/commands/run_report.h>
 #include <harness/commands/simulation.h>
@@ -229,6 +230,56 @@ TEST_F(CudaToolTest, LoadedBuffersAreDeviceMemoryOfTheGpuTheyArePlacedOn) {
 
 // Generated programs through every fuzz check on the GPU, and (with ExecuTorch) the two engines
 // compared on it: simulated devices, the GPU under runtime_ext and under ExecuTorch agree.
+// devplan probe on the GPU: the poisoned buffers filled through cudaMemcpy, the device backends'
+// work done by the CUDA kernels; the same findings (none, or a planted bug's lines) as on the
+// simulated devices, and every byte returned.
+TEST_F(CudaToolTest, ProbeOnTheGpuFindsWhatTheSimulatedDevicesShow) {
+  for (RuntimeKind runtime : harness::built_runtimes()) {
+    for (const char* name : kPrograms) {
+      for (ComputeBug bug :
+           {ComputeBug::None, ComputeBug::UnwrittenOutput, ComputeBug::ReadBeforeWrite}) {
+        SCOPED_TRACE(std::string(name) + " under " + harness::runtime_name(runtime) + ", bug " +
+                     compute_bug_name(bug));
+        const size_t free_before = free_device_memory(0);
+        {
+          Result<harness::ProgramImage> image = harness::ProgramImage::map(program(name));
+          ASSERT_TRUE(image.ok()) << image.error().to_string();
+          harness::ProbeOptions options;
+          options.runtime = runtime;
+          options.compute_bug = bug;
+          bool usage_error = false;
+          Result<harness::ProbeReport> simulated =
+              harness::probe_program(*image, options, &usage_error);
+          options.device = gpu(device_count());
+          Result<harness::ProbeReport> cuda = harness::probe_program(*image, options, &usage_error);
+          ASSERT_TRUE(simulated.ok()) << simulated.error().to_string();
+          ASSERT_TRUE(cuda.ok()) << cuda.error().to_string();
+          ASSERT_EQ(cuda->methods.size(), simulated->methods.size());
+          for (size_t m = 0; m < cuda->methods.size(); ++m) {
+            std::vector<std::string> on_gpu, on_simulated;
+            for (const harness::ProbeFinding& f : cuda->methods[m].findings) {
+              on_gpu.push_back(f.line());
+            }
+            for (const harness::ProbeFinding& f : simulated->methods[m].findings) {
+              on_simulated.push_back(f.line());
+            }
+            EXPECT_EQ(on_gpu, on_simulated);
+            EXPECT_EQ(cuda->methods[m].probed, simulated->methods[m].probed);
+          }
+          if (bug == ComputeBug::None) {
+            EXPECT_EQ(cuda->finding_count(), 0u);
+          } else {
+            EXPECT_GT(cuda->finding_count(), 0u);
+          }
+          EXPECT_TRUE(cuda->leak_lines.empty());
+          EXPECT_TRUE(cuda->misuse_lines.empty());
+        }
+        if (!under_compute_sanitizer()) EXPECT_EQ(free_device_memory(0), free_before);
+      }
+    }
+  }
+}
+
 TEST_F(CudaToolTest, AFuzzCampaignOnTheGpuFindsNothing) {
   harness::CampaignOptions o;
   o.seed = 3;

@@ -70,7 +70,9 @@ std::optional<Error> ComputeBugInjector::call(SimulatedDeviceBackend::Op op, con
       DEVPLAN_RETURN_IF_ERROR(compute(op, a, b, out));
       DEVPLAN_RETURN_IF_ERROR(
           allocator_->copy_device_to_host(after.data(), out.data, out.nbytes, device.index));
-      for (size_t i = 0; i < after.size(); ++i) after[i] ^= before[i];
+      // A sum, not a XOR: two such calls in a row must not cancel out.
+      for (size_t i = 0; i < after.size(); ++i)
+        after[i] = static_cast<uint8_t>(after[i] + before[i]);
       return allocator_->copy_host_to_device(out.data, after.data(), out.nbytes, device.index);
     }
   }

@@ -12,8 +12,8 @@
 //   merged-outputs     the second call of each pair within an execution writes its result into
 //                      the first call's output and leaves its own unwritten (two graph outputs
 //                      merged into one buffer);
-//   read-before-write  every call combines its result with its output's previous bytes (XOR), as
-//                      a kernel that treats its buffer as zeroed scratch would.
+//   read-before-write  every call adds its output's previous bytes to its result, byte by byte,
+//                      as a kernel that takes its buffer for zeroed scratch would.
 // Not thread-safe: one execution at a time.
 #pragma once
 

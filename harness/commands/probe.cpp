@@ -73,6 +73,22 @@ std::string output_name(const OutputValues& o) {
 
 constexpr const char* kNoWriter = " (no instruction writes it)";
 
+// Whether every planned tensor the method names is written by what the program states (an
+// instruction, an input, an initial value), is a view of one that is, or is state (zeros in
+// every run): then no tensor of the no-reuse plan is memory only a view devplan does not read
+// would have filled.
+bool states_every_write(const MethodPlan& plan, const MethodCheck& check) {
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValueInfo& value = plan.values[v];
+    if (value.tag != ValueTag::Tensor || !value.tensor.is_planned() || value.tensor.nbytes == 0 ||
+        !check.own_lifetimes[v].planned()) {
+      continue;
+    }
+    if (!check.written[v] && check.alias_of[v] < 0 && !check.mutable_buffer[v]) return false;
+  }
+  return true;
+}
+
 // What wrote value `v` last (copies followed to their source): " (delegate 0,
 // DevplanDeviceBackend)", " (aten::add.out, instruction 3)", " (no instruction writes it)".
 std::string writer_text(const MethodPlan* plan, int32_t v) {
@@ -242,6 +258,7 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
       Result<const MethodPlan*> plan = program.method_plan(name);
       const MethodCheck check = plan.ok() ? check_method_plan(**plan) : MethodCheck();
       if (plan.ok()) unstated_state(**plan, check, &m.notes);
+      const bool every_read_is_written = plan.ok() && states_every_write(**plan, check);
       if (!no_reuse.ok()) {
         m.notes.push_back("no plan without reuse: " + no_reuse.error().message() +
                           "; the outputs are judged by the poison runs only");
@@ -300,16 +317,16 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
         }
         if (!same_output(na[i], nb[i])) {
           // Stable in the plan only because a tensor's stale bytes stand where nothing wrote.
-          // A finding where the program names what writes the output (its bytes of its own
-          // stayed poison); otherwise the separation itself may be what left memory unwritten
-          // (a view devplan does not read as one), and it is a note.
+          // A finding where the program states a write of every tensor it reads, or names what
+          // writes the output (its own bytes stayed poison); otherwise the separation itself
+          // may be what left memory unwritten (a view devplan does not read as one): a note.
           std::vector<ProbeFinding> unshared;
           judge_poison(name, na[i], nb[i], writer,
                        "; under the no-reuse plan (in the planned layout a tensor's stale bytes "
                        "stand there)",
                        &unshared);
           for (ProbeFinding& f : unshared) {
-            if (f.kind == "UNWRITTEN" && writer != kNoWriter) {
+            if (every_read_is_written || (f.kind == "UNWRITTEN" && writer != kNoWriter)) {
               m.findings.push_back(std::move(f));
             } else {
               m.notes.push_back(f.line() +

@@ -131,6 +131,24 @@ TEST_P(ProbeTest, WithoutThePlantedBugTheSameProgramIsClean) {
   EXPECT_EQ(r.exit_code, cli::kExitOk);
 }
 
+// The exporter's device programs: each planted compute bug is found in each.
+TEST_P(ProbeTest, EachPlantedComputeBugIsFoundInEveryExportedDeviceProgram) {
+  for (const char* name :
+       {"devplan_one_delegate.pte", "devplan_broadcast.pte", "devplan_two_delegates.pte",
+        "devplan_skip_io.pte", "devplan_skip_io_chain.pte", "devplan_two_devices.pte"}) {
+    for (const char* bug : {"unwritten-output", "read-before-write"}) {
+      const testing::CommandResult r =
+          probe({testing::exported_program(name), "--inject-bug", bug});
+      EXPECT_EQ(r.exit_code, cli::kExitFinding) << name << " " << bug << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr("result: 1 finding\n")) << name << " " << bug;
+      EXPECT_THAT(r.out, HasSubstr(std::string(bug) == "unwritten-output"
+                                       ? "\nUNWRITTEN method forward: output 0 "
+                                       : "\nUNINITIALIZED method forward: output 0 "))
+          << name << " " << bug;
+    }
+  }
+}
+
 // Outputs that differ between the plan and the no-reuse plan where `check` finds no overlap:
 // nothing says which layout is right, so it is a note, not a finding.
 TEST_P(ProbeTest, ADifferenceCheckCannotExplainIsANote) {

@@ -339,6 +339,7 @@ MethodCheck check_method_plan(const MethodPlan& plan) {
   const WriteFacts facts = write_facts(plan);
   Aliases aliases = find_aliases(plan, facts, check.lifetimes);
   check.alias_of = std::move(aliases.alias_of);
+  check.written = facts.written;
   check.warnings = std::move(aliases.warnings);
   check.notes = plan.notes;  // what the parser read leniently, as ExecuTorch does
   const std::vector<bool>& read_first = facts.read_first;

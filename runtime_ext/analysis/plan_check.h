@@ -82,6 +82,9 @@ struct MethodCheck {
   std::vector<int32_t> alias_of;        // per value: its base when it is an alias, else -1
   std::vector<Lifetime> own_lifetimes;  // per value, the other reading: every tensor its own memory
   std::vector<bool> mutable_buffer;     // per value
+  // per value: something writes it (an instruction by the rules above, or it is a method input
+  // or has an initial value)
+  std::vector<bool> written;
   std::vector<BufferCheck> buffers;
   std::vector<Overlap> overlaps;
   // Lines that do not change the verdict, e.g. "value 0: tagged cuda:0, planned in host
