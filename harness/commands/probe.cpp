@@ -9,7 +9,6 @@
 #include <harness/commands/plan_variants.h>
 #include <harness/commands/poisoned_memory.h>
 #include <harness/commands/tensor_values.h>
-#include <harness/engine/caller_memory.h>
 #include <harness/engine/child_process.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
@@ -21,7 +20,6 @@ namespace {
 
 using Outputs = std::vector<OutputValues>;
 
-// Loads `method` over memory filled with `pattern`, executes it once and unloads it.
 // One program the probe executes: its session and the state it zero-fills, per method.
 struct Subject {
   std::unique_ptr<EngineSession> session;
@@ -41,6 +39,7 @@ Result<Subject> open_subject(const ProgramImage& image, const ProbeOptions& opti
   return subject;
 }
 
+// Loads `method` over memory filled with `pattern`, executes it once and unloads it.
 Result<Outputs> execute_once(Subject& subject, DeviceEnvironment& env, const std::string& method,
                              uint8_t pattern, const ProbeOptions& options, bool* usage_error) {
   EngineSession& session = *subject.session;
@@ -186,6 +185,71 @@ std::string overlaps_text(const MethodCheck& check) {
   return text;
 }
 
+// Judges each output of one method from its five runs (planned A, B, A again; no-reuse A, B)
+// into `m`'s findings and notes. False when the planned outputs are not stable (poison or
+// nondeterminism shows in them), so overlaps cannot be judged against them.
+bool judge_outputs(const std::string& name, const MethodPlan* plan, const MethodCheck& check,
+                   bool every_read_is_written, const std::vector<Outputs>& runs, MethodProbe* m) {
+  const Outputs& pa = runs[0];
+  const Outputs& pb = runs[1];
+  const Outputs& again = runs[2];
+  const Outputs& na = runs[3];
+  const Outputs& nb = runs[4];
+  bool planned_stable = true;
+  for (size_t i = 0; i < pa.size() && i < pb.size() && i < again.size(); ++i) {
+    if (!same_output(pa[i], again[i])) {
+      m->notes.push_back(output_name(pa[i]) +
+                         " differs between two executions with the same inputs and memory "
+                         "(nondeterministic): not judged");
+      planned_stable = false;
+      continue;
+    }
+    const int32_t value = plan != nullptr && i < plan->outputs.size() ? plan->outputs[i] : -1;
+    const size_t before = m->findings.size();
+    const std::string writer = writer_text(plan, value);
+    judge_poison(name, pa[i], pb[i], writer, "", &m->findings);
+    if (m->findings.size() != before) {
+      planned_stable = false;
+      continue;
+    }
+    if (!same_output(na[i], nb[i])) {
+      // Stable in the plan only because a tensor's stale bytes stand where nothing wrote.
+      // A finding where the program states a write of every tensor it reads, or names what
+      // writes the output (its own bytes stayed poison); otherwise the separation itself
+      // may be what left memory unwritten (a view devplan does not read as one): a note.
+      std::vector<ProbeFinding> unshared;
+      judge_poison(name, na[i], nb[i], writer,
+                   "; under the no-reuse plan (in the planned layout a tensor's stale bytes "
+                   "stand there)",
+                   &unshared);
+      for (ProbeFinding& f : unshared) {
+        if (every_read_is_written || (f.kind == "UNWRITTEN" && writer != kNoWriter)) {
+          m->findings.push_back(std::move(f));
+        } else {
+          m->notes.push_back(f.line() + ": not a finding, since only the no-reuse plan shows it");
+        }
+      }
+      continue;
+    }
+    if (!same_output(pa[i], na[i])) {
+      const std::string text = "method " + name + ": " + output_name(pa[i]) +
+                               " differs from the no-reuse plan (" +
+                               first_difference(pa[i], na[i], "without reuse") + "); ";
+      if (!check.overlaps.empty()) {
+        m->findings.push_back({"PLAN-CORRUPTION", text + overlaps_text(check)});
+      } else {
+        // Nothing says which layout is right: an alias devplan does not read, or a lifetime
+        // it reads too long.
+        m->notes.push_back(text +
+                           "check finds no tensors sharing bytes while live, so this "
+                           "is not a finding: a tensor devplan reads as separate may be "
+                           "meant to share bytes, or a lifetime be shorter than it reads");
+      }
+    }
+  }
+  return planned_stable;
+}
+
 }  // namespace
 
 size_t ProbeReport::finding_count() const {
@@ -244,8 +308,10 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
                                open_subject(no_reuse_image, options, *env, session_options));
     }
     const std::vector<std::string>& known = planned.session->method_names();
-    std::vector<std::string> names = options.methods;
-    if (names.empty()) names = known;
+    std::vector<std::string> names;  // each once, in the order given
+    for (const std::string& name : options.methods.empty() ? known : options.methods) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
     for (const std::string& name : names) {
       if (std::find(known.begin(), known.end(), name) == known.end()) {
         *usage_error = true;
@@ -293,64 +359,9 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
         continue;
       }
       m.probed = true;
+      const bool planned_stable =
+          judge_outputs(name, plan.ok() ? *plan : nullptr, check, every_read_is_written, runs, &m);
       const Outputs& pa = runs[0];
-      const Outputs& pb = runs[1];
-      const Outputs& again = runs[2];
-      const Outputs& na = runs[3];
-      const Outputs& nb = runs[4];
-      bool planned_stable = true;
-      for (size_t i = 0; i < pa.size() && i < pb.size() && i < again.size(); ++i) {
-        if (!same_output(pa[i], again[i])) {
-          m.notes.push_back(output_name(pa[i]) +
-                            " differs between two executions with the same inputs and memory "
-                            "(nondeterministic): not judged");
-          planned_stable = false;
-          continue;
-        }
-        const int32_t value = plan.ok() && i < (*plan)->outputs.size() ? (*plan)->outputs[i] : -1;
-        const size_t before = m.findings.size();
-        const std::string writer = writer_text(plan.ok() ? *plan : nullptr, value);
-        judge_poison(name, pa[i], pb[i], writer, "", &m.findings);
-        if (m.findings.size() != before) {
-          planned_stable = false;
-          continue;
-        }
-        if (!same_output(na[i], nb[i])) {
-          // Stable in the plan only because a tensor's stale bytes stand where nothing wrote.
-          // A finding where the program states a write of every tensor it reads, or names what
-          // writes the output (its own bytes stayed poison); otherwise the separation itself
-          // may be what left memory unwritten (a view devplan does not read as one): a note.
-          std::vector<ProbeFinding> unshared;
-          judge_poison(name, na[i], nb[i], writer,
-                       "; under the no-reuse plan (in the planned layout a tensor's stale bytes "
-                       "stand there)",
-                       &unshared);
-          for (ProbeFinding& f : unshared) {
-            if (every_read_is_written || (f.kind == "UNWRITTEN" && writer != kNoWriter)) {
-              m.findings.push_back(std::move(f));
-            } else {
-              m.notes.push_back(f.line() +
-                                ": not a finding, since only the no-reuse plan shows it");
-            }
-          }
-          continue;
-        }
-        if (!same_output(pa[i], na[i])) {
-          const std::string text = "method " + name + ": " + output_name(pa[i]) +
-                                   " differs from the no-reuse plan (" +
-                                   first_difference(pa[i], na[i], "without reuse") + "); ";
-          if (!check.overlaps.empty()) {
-            m.findings.push_back({"PLAN-CORRUPTION", text + overlaps_text(check)});
-          } else {
-            // Nothing says which layout is right: an alias devplan does not read, or a lifetime
-            // it reads too long.
-            m.notes.push_back(text +
-                              "check finds no tensors sharing bytes while live, so this "
-                              "is not a finding: a tensor devplan reads as separate may be "
-                              "meant to share bytes, or a lifetime be shorter than it reads");
-          }
-        }
-      }
       if (options.confirm_overlaps) {
         for (const Overlap& o : check.overlaps) {
           OverlapVerdict verdict;
