@@ -165,7 +165,8 @@ Result<PlanVariant> shortened_lifetime_variant(const ProgramImage& image) {
                         plan.values[u].tensor.buffer_index != plan.values[t].tensor.buffer_index) {
                       continue;
                     }
-                    const TensorInfo& tt = plan.values[t].tensor;
+                    const TensorInfo tt =
+                        plan.values[t].tensor;  // a copy: `plan` is replaced below
                     if (larger_only && plan.values[u].tensor.nbytes <= tt.nbytes) continue;
                     const size_t b = tt.buffer_index;
                     if (tt.offset + plan.values[u].tensor.nbytes > plan.buffer_sizes[b]) continue;
