@@ -79,7 +79,7 @@ class EngineSession {
   // Loads a method: its planned buffers are allocated (device ones through the environment).
   virtual Error load_method(const std::string& name) = 0;
   // Loads a method over `memory` (see SuppliedPlannedMemory): nothing is allocated for its
-  // planned buffers; the engine checks that the spans match the method's sizes and devices.
+  // planned buffers, and a span too small for a tensor placed in it fails the load.
   virtual Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) = 0;
   virtual bool is_method_loaded(const std::string& name) const = 0;
   // The method's planned buffers; `allocated` reflects the last load_method.
