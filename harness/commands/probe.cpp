@@ -265,14 +265,23 @@ bool ProbeReport::has_errors() const {
   return false;
 }
 
+namespace {
+
+// "N findings" before "error" before "not probed" (nothing probed) before "clean".
+std::string verdict_text(size_t findings, bool error, bool probed) {
+  if (findings > 0) return std::to_string(findings) + (findings == 1 ? " finding" : " findings");
+  if (error) return "error";
+  return probed ? "clean" : "not probed";
+}
+
+}  // namespace
+
+std::string MethodProbe::verdict() const { return verdict_text(findings.size(), error, probed); }
+
 std::string ProbeReport::verdict() const {
-  const size_t n = finding_count();
-  if (n > 0) return std::to_string(n) + (n == 1 ? " finding" : " findings");
-  if (has_errors()) return "error";
-  size_t probed = 0;
-  for (const MethodProbe& m : methods) probed += m.probed;
-  if (probed == 0) return "not probed";
-  return "clean";
+  bool probed = false;
+  for (const MethodProbe& m : methods) probed = probed || m.probed;
+  return verdict_text(finding_count(), has_errors(), probed);
 }
 
 Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptions& options,
@@ -417,11 +426,7 @@ std::map<std::string, MethodProbeVerdict> verdicts_of(const ProbeReport& report)
   for (const MethodProbe& m : report.methods) {
     MethodProbeVerdict& v = out[m.name];
     for (const ProbeFinding& f : m.findings) v.findings.push_back(f.line());
-    const size_t n = v.findings.size();
-    v.result = n > 0       ? std::to_string(n) + (n == 1 ? " finding" : " findings")
-               : m.error   ? "error"
-               : !m.probed ? "not probed"
-                           : "clean";
+    v.result = m.verdict();
   }
   return out;
 }

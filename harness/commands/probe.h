@@ -73,6 +73,9 @@ struct MethodProbe {
   std::vector<ProbeFinding> findings;
   std::vector<std::string> notes;
   std::vector<OverlapVerdict> overlaps;  // with confirm_overlaps
+
+  // "clean", "2 findings", "not probed" or "error" (a budget's per-method result).
+  std::string verdict() const;
 };
 
 struct ProbeReport {

@@ -286,11 +286,13 @@ std::optional<FuzzFinding> check_probe(const std::vector<uint8_t>& bytes,
                        std::string(runtime_name(runtime)) + ": " + m.findings.front().line());
       }
     }
-    for (const std::string& line : report->leak_lines) {
-      return finding("probe", std::string(runtime_name(runtime)) + ": LEAK " + line);
+    if (!report->leak_lines.empty()) {
+      return finding("probe",
+                     std::string(runtime_name(runtime)) + ": LEAK " + report->leak_lines.front());
     }
-    for (const std::string& line : report->misuse_lines) {
-      return finding("probe", std::string(runtime_name(runtime)) + ": MISUSE " + line);
+    if (!report->misuse_lines.empty()) {
+      return finding(
+          "probe", std::string(runtime_name(runtime)) + ": MISUSE " + report->misuse_lines.front());
     }
   }
   return std::nullopt;
