@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/command.h>
-#include <harness/commands/probe.h>
-#include <harness/commands/program_figures.h>
-#include <harness/commands/run_report.h>
-#include <harness/commands/simulation.h>
 #include <harness/engine/engine.h>
+#include <harness/engine/run_report.h>
+#include <harness/services/probe.h>
+#include <harness/services/program_figures.h>
+#include <harness/services/run.h>
+#include <harness/services/simulation.h>
 
-#include <harness/fuzz/fuzz_campaign.h>
-#include <harness/fuzz/fuzz_command_line.h>
+#include <harness/campaign/fuzz_campaign.h>
+#include <harness/options/fuzz_command_line.h>
 #include <runtime_ext/cuda/cuda_allocator.h>
 #include <runtime_ext/cuda/cuda_pointer_check.h>
 #include <runtime_ext/cuda/real_cuda_runtime.h>

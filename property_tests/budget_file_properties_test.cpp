@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <harness/commands/budget_file.h>
+#include <harness/services/budget_file.h>
 
 #include "property.h"
 

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <harness/commands/device_environment.h>
+#include <harness/engine/device_environment.h>
 #include <harness/engine/engine.h>
 #include <runtime_ext/writer/program_builder.h>
 

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <harness/commands/probe.h>
 #include <harness/engine/engine.h>
 #include <harness/scenario/scenario_gen.h>
 #include <harness/scenario/scenario_program.h>
+#include <harness/services/probe.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
 

@@ -11,9 +11,9 @@
 #include <map>
 #include <string>
 
+#include <harness/campaign/fuzz_campaign.h>
+#include <harness/campaign/fuzz_case.h>
 #include <harness/engine/engine.h>
-#include <harness/fuzz/fuzz_campaign.h>
-#include <harness/fuzz/fuzz_case.h>
 
 namespace devplan::harness {
 namespace {

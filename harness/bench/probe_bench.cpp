@@ -17,10 +17,11 @@
 #include <benchmark/benchmark.h>
 
 #include <harness/bench/bench_ratios.h>
-#include <harness/commands/command.h>
-#include <harness/commands/probe.h>
-#include <harness/commands/run_report.h>
+#include <harness/commands/commands.h>
 #include <harness/engine/engine.h>
+#include <harness/engine/program_image.h>
+#include <harness/engine/run_report.h>
+#include <harness/services/probe.h>
 
 namespace devplan {
 namespace {

@@ -23,8 +23,8 @@
 #include <fixtures/generator/fixture_programs.h>
 #include <fixtures/generator/model_scale_program.h>
 #include <harness/bench/bench_ratios.h>
-#include <harness/commands/simulation.h>
 #include <harness/engine/program_image.h>
+#include <harness/services/simulation.h>
 
 namespace devplan {
 namespace {

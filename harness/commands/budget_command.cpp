@@ -1,13 +1,14 @@
 // devplan budget record FILE... -o budget.json [--tolerance PCT] [--json]
 // devplan budget check budget.json FILE... [--tolerance PCT] [--allocation-tolerance PCT]
 //                      [--junit OUT.xml] [--json]
-#include <harness/commands/budget_check.h>
-#include <harness/commands/budget_file.h>
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/planner_command_args.h>
-#include <harness/report/json_document.h>
-#include <harness/report/junit.h>
+#include <harness/commands/commands.h>
+#include <harness/options/command_options.h>
+#include <harness/options/planner_command_args.h>
+#include <harness/output/json_document.h>
+#include <harness/output/junit.h>
+#include <harness/output/output_file.h>
+#include <harness/services/budget_check.h>
+#include <harness/services/budget_file.h>
 #include <runtime_ext/core/text_join.h>
 
 #include <chrono>

@@ -1,13 +1,15 @@
 // devplan check FILE.pte [--data FILE.ptd]... [--budget-steps N] [--probe [--runtime R]] [--json]
-#include <harness/cli/byte_size.h>
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/planner_command_args.h>
-#include <harness/commands/probe.h>
-#include <harness/commands/program_summary.h>
-#include <harness/commands/replan.h>
+#include <harness/commands/commands.h>
 #include <harness/engine/data_files.h>
-#include <harness/report/json_reports.h>
+#include <harness/engine/program_image.h>
+#include <harness/options/byte_size.h>
+#include <harness/options/command_options.h>
+#include <harness/options/planner_command_args.h>
+#include <harness/output/json_reports.h>
+#include <harness/services/check.h>
+#include <harness/services/probe.h>
+#include <harness/services/program_summary.h>
+#include <harness/services/replan.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
 
@@ -17,7 +19,7 @@
 #include <optional>
 #include <sstream>
 
-#include <harness/commands/isolated_command.h>
+#include <harness/services/isolated_command.h>
 
 namespace devplan::harness {
 namespace {
@@ -105,33 +107,6 @@ void print_text(std::ostream& out, const std::string& file, const std::vector<Me
 }
 
 }  // namespace
-
-Result<std::vector<std::vector<BufferOptimum>>> buffer_optimums(const std::string& file,
-                                                                int64_t budget_steps) {
-  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
-  std::vector<std::vector<BufferOptimum>> out;
-  for (size_t i = 0; i < program.num_methods(); ++i) {
-    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
-    const MethodCheck check = check_method_plan(*plan);
-    std::vector<BufferOptimum> buffers;
-    for (size_t b = 0; b < check.buffers.size(); ++b) {
-      DEVPLAN_ASSIGN_OR_RETURN(BufferOptimum o, buffer_optimum(*plan, check, b, budget_steps));
-      buffers.push_back(o);
-    }
-    out.push_back(std::move(buffers));
-  }
-  return out;
-}
-
-Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
-  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
-  std::vector<MethodCheck> checks;
-  for (size_t i = 0; i < program.num_methods(); ++i) {
-    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
-    checks.push_back(check_method_plan(*plan));
-  }
-  return checks;
-}
 
 namespace {
 

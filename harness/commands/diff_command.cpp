@@ -1,10 +1,11 @@
 // devplan diff OLD.pte NEW.pte [--json] [--junit OUT.xml] [--runtime devplan|executorch]
 //              [--fail-on-growth PCT] [--budget-steps N]
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/planner_command_args.h>
-#include <harness/commands/program_diff.h>
-#include <harness/report/junit.h>
+#include <harness/commands/commands.h>
+#include <harness/options/command_options.h>
+#include <harness/options/planner_command_args.h>
+#include <harness/output/diff_report.h>
+#include <harness/output/junit.h>
+#include <harness/output/output_file.h>
 
 #include <chrono>
 #include <filesystem>

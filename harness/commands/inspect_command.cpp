@@ -1,12 +1,12 @@
 // devplan inspect FILE [--data FILE.ptd]... [--json]
 // FILE may be a data file (.ptd): its tensors and segments are listed.
-#include <harness/cli/byte_size.h>
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/program_summary.h>
+#include <harness/commands/commands.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/program_image.h>
-#include <harness/report/json_reports.h>
+#include <harness/options/byte_size.h>
+#include <harness/options/command_options.h>
+#include <harness/output/json_reports.h>
+#include <harness/services/program_summary.h>
 
 namespace devplan::harness {
 namespace {

@@ -1,14 +1,16 @@
 // devplan plan GRAPH.json -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|exact|best]
 //              [--budget-steps N] [--json]
-// devplan plan --intervals IN.csv [--capacity SIZE] [-o OUT.csv] [--json]   (plan_intervals.h)
-#include <harness/cli/byte_size.h>
-#include <harness/cli/exit_codes.h>
-#include <harness/commands/command.h>
-#include <harness/commands/plan_intervals.h>
-#include <harness/commands/planner_command_args.h>
+// devplan plan --intervals IN.csv [--capacity SIZE] [-o OUT.csv] [--json]
+// (plan_intervals_command.h)
+#include <harness/commands/commands.h>
+#include <harness/commands/plan_intervals_command.h>
 #include <harness/graph/graph_json.h>
 #include <harness/json/json.h>
-#include <harness/report/json_document.h>
+#include <harness/options/byte_size.h>
+#include <harness/options/planner_command_args.h>
+#include <harness/output/json_document.h>
+#include <harness/output/output_file.h>
+#include <harness/values/exit_codes.h>
 #include <runtime_ext/planning/memory_plan.h>
 #include <runtime_ext/planning/program_emitter.h>
 

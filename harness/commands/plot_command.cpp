@@ -1,32 +1,16 @@
 // devplan plot FILE.pte [--method NAME]... [-o OUT.svg] [--html] [--trace OUT.json]
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/report/chrome_trace.h>
-#include <harness/report/plan_svg.h>
+#include <harness/commands/commands.h>
+#include <harness/engine/program_image.h>
+#include <harness/options/command_options.h>
+#include <harness/output/chrome_trace.h>
+#include <harness/output/output_file.h>
+#include <harness/output/plan_svg.h>
+#include <harness/services/plot.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>
 
 namespace devplan::harness {
 namespace {
-
-// The selected methods of `program` (every method when `methods` is empty) with their checks.
-// NotFound naming an unknown method.
-Result<std::vector<PlotMethod>> plot_methods(const Program& program,
-                                             const std::vector<std::string>& methods) {
-  std::vector<PlotMethod> plots;
-  for (size_t i = 0; i < program.num_methods(); ++i) {
-    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
-    bool wanted = methods.empty();
-    for (const std::string& m : methods) wanted |= m == plan->name;
-    if (wanted) plots.push_back(PlotMethod{plan, check_method_plan(*plan)});
-  }
-  for (const std::string& m : methods) {
-    if (program.method_status(m).code() == ErrorCode::NotFound) {
-      return Error(ErrorCode::NotFound, "the program has no method '" + m + "'");
-    }
-  }
-  return plots;
-}
 
 struct PlotPictures {
   std::string picture;  // SVG or HTML
@@ -44,12 +28,6 @@ Result<PlotPictures> draw_program(const std::string& file, const std::vector<std
 }
 
 }  // namespace
-
-Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,
-                                 bool html) {
-  DEVPLAN_ASSIGN_OR_RETURN(PlotPictures pictures, draw_program(file, methods, html));
-  return std::move(pictures.picture);
-}
 
 int plot_command(const Args& args, std::ostream& out, std::ostream& err) {
   std::string file, output, trace;

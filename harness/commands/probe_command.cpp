@@ -1,19 +1,20 @@
 // devplan probe FILE [--method NAME]... [--input VALUES]... [--data FILE.ptd]...
 //                    [--runtime devplan|executorch] [--device simulated|cuda]
 //                    [--inject-bug BUG] [--json] [--junit OUT.xml]
-// Execution evidence for every memory claim (harness/commands/probe.h).
+// Execution evidence for every memory claim (harness/services/probe.h).
 #include <chrono>
 #include <iostream>
 #include <sstream>
 
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/isolated_command.h>
-#include <harness/commands/probe.h>
-#include <harness/commands/probe_report.h>
-#include <harness/report/json_document.h>
-#include <harness/report/json_reports.h>
-#include <harness/report/junit.h>
+#include <harness/commands/commands.h>
+#include <harness/options/command_options.h>
+#include <harness/output/json_document.h>
+#include <harness/output/json_reports.h>
+#include <harness/output/junit.h>
+#include <harness/output/output_file.h>
+#include <harness/output/probe_report.h>
+#include <harness/services/isolated_command.h>
+#include <harness/services/probe.h>
 
 namespace devplan::harness {
 namespace {

@@ -2,13 +2,14 @@
 //                [--budget-steps N] [--json]
 #include <cstdio>
 
-#include <harness/cli/byte_size.h>
-#include <harness/cli/exit_codes.h>
-#include <harness/commands/command.h>
-#include <harness/commands/planner_command_args.h>
-#include <harness/commands/replan.h>
+#include <harness/commands/commands.h>
 #include <harness/json/json.h>
-#include <harness/report/json_document.h>
+#include <harness/options/byte_size.h>
+#include <harness/options/planner_command_args.h>
+#include <harness/output/json_document.h>
+#include <harness/output/output_file.h>
+#include <harness/services/replan.h>
+#include <harness/values/exit_codes.h>
 
 namespace devplan::harness {
 namespace {

@@ -3,21 +3,26 @@
 //                [--junit OUT.xml] FILE...
 // The harness's main job: inspect, check, simulate and run every program, draw its pictures,
 // run a short fuzz campaign, and print one summary table (or one JSON document).
-#include <harness/commands/bundled_tests.h>
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/missing_capability.h>
-#include <harness/commands/probe.h>
-#include <harness/commands/program_summary.h>
-#include <harness/commands/run_report.h>
-#include <harness/commands/simulation.h>
-#include <harness/fuzz/fuzz_campaign.h>
-#include <harness/fuzz/fuzz_command_line.h>
+#include <harness/campaign/fuzz_campaign.h>
+#include <harness/commands/commands.h>
+#include <harness/engine/missing_capability.h>
+#include <harness/engine/run_report.h>
 #include <harness/json/json.h>
-#include <harness/report/json_document.h>
-#include <harness/report/json_reports.h>
-#include <harness/report/junit.h>
-#include <harness/report/timeline_svg.h>
+#include <harness/options/command_options.h>
+#include <harness/options/fuzz_command_line.h>
+#include <harness/options/memory_ceiling_options.h>
+#include <harness/output/json_document.h>
+#include <harness/output/json_reports.h>
+#include <harness/output/junit.h>
+#include <harness/output/output_file.h>
+#include <harness/output/plan_svg.h>
+#include <harness/output/timeline_svg.h>
+#include <harness/services/bundled_tests.h>
+#include <harness/services/check.h>
+#include <harness/services/probe.h>
+#include <harness/services/program_summary.h>
+#include <harness/services/run.h>
+#include <harness/services/simulation.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/core/byte_count.h>
 

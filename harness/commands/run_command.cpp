@@ -1,22 +1,24 @@
 // devplan run FILE [--method NAME] [--input VALUES]... [--max-device-allocation SIZE]
 //                  [--max-host-buffer SIZE] [--rtol R] [--atol A] [--json]
-// A bundled program (.bpte) without --input runs its test sets (harness/commands/bundled_tests.h).
-#include <harness/commands/bundled_report_text.h>
-#include <harness/commands/bundled_tests.h>
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/device_environment.h>
-#include <harness/commands/isolated_command.h>
-#include <harness/commands/memory_ceilings.h>
-#include <harness/commands/output_summary.h>
-#include <harness/commands/run_report.h>
-#include <harness/commands/tensor_values.h>
+// A bundled program (.bpte) without --input runs its test sets (harness/services/bundled_tests.h).
+#include <harness/commands/commands.h>
 #include <harness/engine/data_files.h>
+#include <harness/engine/device_environment.h>
 #include <harness/engine/engine.h>
+#include <harness/engine/run_report.h>
+#include <harness/options/command_options.h>
+#include <harness/options/memory_ceiling_options.h>
+#include <harness/output/bundled_report_text.h>
+#include <harness/services/bundled_tests.h>
+#include <harness/services/isolated_command.h>
+#include <harness/services/memory_ceilings.h>
+#include <harness/services/output_summary.h>
+#include <harness/services/run.h>
+#include <harness/values/tensor_values.h>
 
 #include <harness/json/json.h>
-#include <harness/report/json_document.h>
-#include <harness/report/json_reports.h>
+#include <harness/output/json_document.h>
+#include <harness/output/json_reports.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/module/module.h>
@@ -106,44 +108,6 @@ void print_output(std::ostream& out, const OutputValues& o, bool full) {
 }
 
 }  // namespace
-
-Result<RunReport> run_program(const std::string& file, const std::string& method_name,
-                              const std::vector<std::string>& inputs, bool* usage_error,
-                              const DeviceSetup& device, RuntimeKind runtime,
-                              const MemoryCeilings& ceilings,
-                              const std::vector<std::string>& data_paths) {
-  *usage_error = false;
-  DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
-  DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
-                           DeviceEnvironment::create(device));
-  env->tracking()->set_max_allocation_bytes(
-      ceilings.device_allocation_limit(env->tracking()->backing()));
-  SessionOptions session_options;
-  session_options.max_host_bytes = ceilings.max_host_buffer_bytes;
-  DEVPLAN_ASSIGN_OR_RETURN(session_options.data_files, map_data_files(data_paths));
-  RunReport report;
-  report.runtime = runtime;
-  report.device_map = env->device_map().describe();
-  {
-    Result<std::unique_ptr<EngineSession>> session =
-        open_session(runtime, std::move(image), *env, session_options);
-    if (!session.ok()) return session.error().with_context(file);
-    const std::vector<std::string>& names = (*session)->method_names();
-    if (names.empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");
-    report.method = method_name.empty() ? names[0] : method_name;
-    bool known = false;
-    for (const std::string& n : names) known |= n == report.method;
-    if (!known) {
-      *usage_error = true;
-      return Error(ErrorCode::NotFound, "the program has no method '" + report.method + "'");
-    }
-    DEVPLAN_ASSIGN_OR_RETURN(report.outputs,
-                             (*session)->execute(report.method, inputs, usage_error));
-  }  // unload and destroy: every device allocation must be freed now
-  report.leak_lines = env->leak_lines();
-  report.misuse_lines = env->misuse_lines();
-  return report;
-}
 
 namespace {
 

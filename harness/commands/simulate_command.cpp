@@ -2,16 +2,18 @@
 //                       [--capacity DEVICE=SIZE]... [--inject-bug BUG] [--backing unbacked|host]
 //                       [--max-device-allocation SIZE] [--max-host-buffer SIZE]
 //                       [--trace OUT.json] [--json]
-#include <harness/cli/byte_size.h>
-#include <harness/commands/command.h>
-#include <harness/commands/command_options.h>
-#include <harness/commands/device_statistics.h>
-#include <harness/commands/simulation.h>
-#include <harness/report/chrome_trace.h>
-#include <harness/report/json_reports.h>
-#include <harness/report/junit.h>
-#include <harness/report/summary_line.h>
-#include <harness/report/timeline_svg.h>
+#include <harness/commands/commands.h>
+#include <harness/options/byte_size.h>
+#include <harness/options/command_options.h>
+#include <harness/options/memory_ceiling_options.h>
+#include <harness/output/chrome_trace.h>
+#include <harness/output/json_reports.h>
+#include <harness/output/junit.h>
+#include <harness/output/output_file.h>
+#include <harness/output/summary_line.h>
+#include <harness/output/timeline_svg.h>
+#include <harness/services/device_statistics.h>
+#include <harness/services/simulation.h>
 
 #include <cerrno>
 #include <chrono>

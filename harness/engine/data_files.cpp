@@ -1,6 +1,6 @@
 #include <harness/engine/data_files.h>
 
-#include <harness/cli/byte_size.h>
+#include <runtime_ext/core/byte_count.h>
 #include <runtime_ext/program/mmap_data_loader.h>
 
 namespace devplan::harness {
@@ -25,8 +25,7 @@ uint64_t data_bytes(const DataFile& file) {
 
 std::string data_file_summary(const DataFile& file) {
   return file.name() + ": " + std::to_string(file.entries().size()) + " tensors, " +
-         cli::format_bytes(data_bytes(file)) + " (file " + cli::format_bytes(file.file_size()) +
-         ")";
+         format_bytes(data_bytes(file)) + " (file " + format_bytes(file.file_size()) + ")";
 }
 
 }  // namespace devplan::harness

@@ -2,9 +2,9 @@
 #include <map>
 #include <optional>
 
-#include <harness/commands/tensor_values.h>
 #include <harness/engine/caller_memory.h>
 #include <harness/engine/engine.h>
+#include <harness/values/tensor_values.h>
 #include <runtime_ext/module/module.h>
 
 namespace devplan::harness {

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/device_environment.h>
-#include <harness/commands/run_report.h>
+#include <harness/engine/device_environment.h>
 #include <harness/engine/program_image.h>
+#include <harness/engine/run_report.h>
 #include <harness/engine/runtime_kind.h>
 #include <runtime_ext/core/result.h>
 #include <runtime_ext/core/span.h>

@@ -51,4 +51,9 @@ Result<Program> ProgramImage::program() const {
   return Program::load_in_place(bytes_, owner_);
 }
 
+Result<Program> load_program_file(const std::string& path) {
+  DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(path));
+  return image.program();
+}
+
 }  // namespace devplan::harness

@@ -63,4 +63,8 @@ class ProgramImage {
   Error bundle_error_;  // why the bundle given to the implicit constructor does not parse
 };
 
+// Loads the program in `path` from a memory-mapped file, read in place (no copy of the bytes). The
+// errors of ProgramImage::map, then Program::load's.
+Result<Program> load_program_file(const std::string& path);
+
 }  // namespace devplan::harness

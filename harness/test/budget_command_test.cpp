@@ -7,10 +7,10 @@
 #include <tinyxml2.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/budget_check.h>
-#include <harness/commands/budget_file.h>
 #include <harness/engine/engine.h>
 #include <harness/json/json.h>
+#include <harness/services/budget_check.h>
+#include <harness/services/budget_file.h>
 #include <runtime_ext/writer/program_builder.h>
 
 #include <fstream>

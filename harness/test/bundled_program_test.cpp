@@ -9,10 +9,11 @@
 #include <memory>
 #include <sstream>
 
-#include <harness/commands/bundled_report_text.h>
-#include <harness/commands/replan.h>
 #include <harness/engine/program_image.h>
+#include <harness/output/bundled_report_text.h>
+#include <harness/services/replan.h>
 #include <runtime_ext/program/bundled_program.h>
+#include <runtime_ext/program/file_data_loader.h>
 #include <runtime_ext/schema/bundled_program_generated.h>
 
 #include "commands_test_support.h"

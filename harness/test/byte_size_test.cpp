@@ -1,4 +1,4 @@
-#include <harness/cli/byte_size.h>
+#include <harness/options/byte_size.h>
 
 #include <gtest/gtest.h>
 

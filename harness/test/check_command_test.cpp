@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/program_figures.h>
+#include <harness/services/program_figures.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/writer/program_builder.h>
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <harness/report/chrome_trace.h>
+#include <harness/output/chrome_trace.h>
 #include <runtime_ext/analysis/plan_check.h>
 
 #include <fixtures/generator/fixture_programs.h>

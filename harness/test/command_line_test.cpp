@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <harness/cli/command_line.h>
+#include <harness/options/command_line.h>
 
 namespace devplan::cli {
 namespace {

@@ -1,7 +1,7 @@
 #include "commands_test_support.h"
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/report/json_document.h>
+#include <harness/output/json_document.h>
 #include <runtime_ext/writer/program_builder.h>
 
 #include <unistd.h>

@@ -4,7 +4,11 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/command.h>
+#include <harness/commands/commands.h>
+#include <harness/engine/engine.h>
+#include <harness/services/memory_ceilings.h>
+#include <harness/services/run.h>
+#include <runtime_ext/program/file_data_loader.h>
 
 namespace devplan::harness::testing {
 

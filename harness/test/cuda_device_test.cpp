@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/command.h>
-#include <harness/commands/run_report.h>
-#include <harness/commands/simulation.h>
-#include <harness/fuzz/fuzz_campaign.h>
-#include <harness/fuzz/fuzz_command_line.h>
+#include <harness/campaign/fuzz_campaign.h>
+#include <harness/commands/commands.h>
+#include <harness/engine/run_report.h>
+#include <harness/options/fuzz_command_line.h>
+#include <harness/services/run.h>
+#include <harness/services/simulation.h>
 #include <runtime_ext/cuda/cuda_allocator.h>
 #include <runtime_ext/cuda/test/fake_cuda_runtime.h>
 #include "commands_test_support.h"

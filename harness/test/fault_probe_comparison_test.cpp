@@ -2,7 +2,7 @@
 // probe (not only the first) is named with the probe, the engine and what differs.
 #include <gtest/gtest.h>
 
-#include <harness/fuzz/fault_probe_comparison.h>
+#include <harness/campaign/fault_probe_comparison.h>
 
 namespace devplan::harness {
 namespace {

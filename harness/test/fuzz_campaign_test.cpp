@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/device_environment.h>
-#include <harness/fuzz/fuzz_campaign.h>
-#include <harness/fuzz/fuzz_command_line.h>
-#include <harness/fuzz/progress_pacer.h>
+#include <harness/campaign/fuzz_campaign.h>
+#include <harness/campaign/progress_pacer.h>
+#include <harness/engine/device_environment.h>
+#include <harness/options/fuzz_command_line.h>
 #include <harness/scenario/scenario_generator.h>
 #include <harness/scenario/scenario_program.h>
 

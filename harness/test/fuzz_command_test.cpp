@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <harness/fuzz/fuzz_campaign.h>
+#include <harness/campaign/fuzz_campaign.h>
 
 #include <cstdio>
 #include <cstdlib>

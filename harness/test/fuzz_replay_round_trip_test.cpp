@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <harness/cli/command_line.h>
-#include <harness/fuzz/fuzz_command_line.h>
+#include <harness/options/command_line.h>
+#include <harness/options/fuzz_command_line.h>
 #include <harness/scenario/scenario_generator.h>
 #include <harness/scenario/scenario_program.h>
 

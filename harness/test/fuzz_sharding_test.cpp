@@ -1,4 +1,4 @@
-#include <harness/fuzz/fuzz_sharding.h>
+#include <harness/campaign/fuzz_sharding.h>
 
 #include <map>
 #include <string>

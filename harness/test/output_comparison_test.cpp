@@ -6,8 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include <harness/fuzz/differential_check.h>
-#include <harness/fuzz/output_comparison.h>
+#include <harness/campaign/differential_check.h>
+#include <harness/campaign/output_comparison.h>
 
 namespace devplan::harness {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <harness/commands/output_summary.h>
-#include <harness/commands/tensor_values.h>
+#include <harness/services/output_summary.h>
+#include <harness/values/tensor_values.h>
 
 namespace devplan::harness {
 namespace {

@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <harness/commands/planner_command_args.h>
+#include <harness/options/planner_command_args.h>
 
 #include "commands_test_support.h"
 

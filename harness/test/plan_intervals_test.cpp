@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <harness/commands/plan_intervals.h>
+#include <harness/services/plan_intervals.h>
 #include <runtime_ext/planning/tight_instances.h>
 
 #include "commands_test_support.h"

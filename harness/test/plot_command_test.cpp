@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <runtime_ext/program/file_data_loader.h>
 #include <runtime_ext/writer/program_builder.h>
 
 #include <regex>

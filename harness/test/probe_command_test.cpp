@@ -3,13 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <harness/cli/exit_codes.h>
-#include <harness/commands/command.h>
-#include <harness/commands/plan_variants.h>
-#include <harness/commands/probe.h>
+#include <harness/commands/commands.h>
 #include <harness/engine/engine.h>
+#include <harness/services/plan_variants.h>
+#include <harness/services/probe.h>
 #include <harness/test/commands_test_support.h>
 #include <harness/test/probe_test_programs.h>
+#include <harness/values/exit_codes.h>
 #include <runtime_ext/cuda/cuda_allocator.h>
 #include <runtime_ext/cuda/test/fake_cuda_runtime.h>
 

@@ -2,7 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/replan.h>
+#include <harness/services/replan.h>
+#include <runtime_ext/program/file_data_loader.h>
 #include <runtime_ext/program/program.h>
 #include <runtime_ext/writer/program_builder.h>
 

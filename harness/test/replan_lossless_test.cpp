@@ -12,10 +12,11 @@
 #include <filesystem>
 #include <memory>
 
-#include <harness/commands/program_summary.h>
-#include <harness/commands/replan.h>
 #include <harness/engine/engine.h>
+#include <harness/services/program_summary.h>
+#include <harness/services/replan.h>
 #include <runtime_ext/program/extended_header.h>
+#include <runtime_ext/program/file_data_loader.h>
 #include <runtime_ext/schema/program_generated.h>
 
 #include "commands_test_support.h"

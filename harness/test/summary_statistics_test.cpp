@@ -1,7 +1,7 @@
 // The SUMMARY line and the per-device statistics of `devplan simulate`.
-#include <harness/commands/device_statistics.h>
-#include <harness/report/json_document.h>
-#include <harness/report/summary_line.h>
+#include <harness/output/json_document.h>
+#include <harness/output/summary_line.h>
+#include <harness/services/device_statistics.h>
 
 #include <gtest/gtest.h>
 

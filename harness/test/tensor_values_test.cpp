@@ -1,4 +1,4 @@
-#include <harness/commands/tensor_values.h>
+#include <harness/values/tensor_values.h>
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/tensor_values.h>
+#include <harness/values/tensor_values.h>
 #include <runtime_ext/planning/split_mix64.h>
 
 namespace devplan::harness {

@@ -1,6 +1,6 @@
-// XML 1.0 correctness of every XML/SVG/HTML writer of harness/report/: names holding control
+// XML 1.0 correctness of every XML/SVG/HTML writer of harness/output/: names holding control
 // characters, markup, "]]>" and invalid UTF-8 give documents that parse (tinyxml2) and that read
-// back exactly as the rule of harness/report/xml_text.h says.
+// back exactly as the rule of harness/output/xml_text.h says.
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/report/junit.h>
-#include <harness/report/plan_svg.h>
-#include <harness/report/timeline_svg.h>
-#include <harness/report/xml_text.h>
+#include <harness/output/junit.h>
+#include <harness/output/plan_svg.h>
+#include <harness/output/timeline_svg.h>
+#include <harness/output/xml_text.h>
 #include <mocks/recording_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/analysis/plan_check.h>

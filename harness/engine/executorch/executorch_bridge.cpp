@@ -18,6 +18,7 @@
 #include <executorch_testing/executorch_allocator_adapter.h>
 #include <executorch_testing/executorch_allocator_registration.h>
 #include <harness/engine/executorch/executorch_device_backend.h>
+#include <harness/engine/executorch/executorch_hooks.h>
 #include <runtime_ext/core/allocation_owner.h>
 
 namespace devplan::harness::executorch_bridge {
@@ -27,19 +28,8 @@ namespace testing_et = ::devplan::executorch_testing;
 namespace {
 
 std::mutex g_mutex;  // guards everything below that is not atomic
-std::atomic<DeviceAllocator*> g_target{nullptr};
-std::atomic<const SimulatedDeviceBackend::DeviceElementwise*> g_on_device{nullptr};
 std::vector<ExpectedBuffer> g_expected;
-std::vector<std::string> g_error_log;  // each distinct line once, in order
 std::atomic<int> g_placeholders_enabled{0};
-
-void append_error(const std::string& line) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  // ExecuTorch logs a missing kernel at every instruction that names it: once says it.
-  if (std::find(g_error_log.begin(), g_error_log.end(), line) == g_error_log.end()) {
-    g_error_log.push_back(line);
-  }
-}
 
 // ExecuTorch's log lines: errors are kept for the harness's messages; a fatal line (an abort
 // follows) also goes straight to stderr, so a child process that dies still says why.
@@ -54,7 +44,7 @@ void emit_log(et_timestamp_t, et_pal_log_level_t level, const char*, const char*
     ssize_t ignored = ::write(2, line.data(), line.size());
     (void)ignored;
   }
-  if (level == kError || level == kFatal) append_error(text);
+  if (level == kError || level == kFatal) record_error(text);
 }
 
 // The devplan allocator ExecuTorch's CUDA allocations reach (through executorch_testing's
@@ -63,7 +53,7 @@ void emit_log(et_timestamp_t, et_pal_log_level_t level, const char*, const char*
 class OwnerClaimingAllocator final : public DeviceAllocator {
  public:
   Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override {
-    DeviceAllocator* target = g_target.load();
+    DeviceAllocator* target = current_target();
     if (target == nullptr) return no_target();
     std::string owner = claim_owner(nbytes, index);
     Result<void*> r = [&] {
@@ -74,16 +64,16 @@ class OwnerClaimingAllocator final : public DeviceAllocator {
     return r;
   }
   void deallocate(void* ptr, DeviceIndex index) override {
-    DeviceAllocator* target = g_target.load();
+    DeviceAllocator* target = current_target();
     if (target != nullptr) target->deallocate(ptr, index);
   }
   Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override {
-    DeviceAllocator* target = g_target.load();
+    DeviceAllocator* target = current_target();
     if (target == nullptr) return no_target();
     return target->copy_host_to_device(dst, src, nbytes, index);
   }
   Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override {
-    DeviceAllocator* target = g_target.load();
+    DeviceAllocator* target = current_target();
     if (target == nullptr) return no_target();
     return target->copy_device_to_host(dst, src, nbytes, index);
   }
@@ -123,7 +113,7 @@ testing_et::ExecutorchAllocatorAdapter& executorch_cuda_allocator() {
   static OwnerClaimingAllocator claiming;
   static testing_et::ExecutorchAllocatorAdapter* adapter = [] {
     auto* a = new testing_et::ExecutorchAllocatorAdapter(claiming);  // lives as long as the process
-    a->set_error_sink(&append_error);
+    a->set_error_sink(&record_error);
     return a;
   }();
   return *adapter;
@@ -139,7 +129,7 @@ class PlaceholderBackend final : public et::BackendInterface {
   et::Result<et::DelegateHandle*> init(et::BackendInitContext&, et::FreeableBuffer* processed,
                                        et::ArrayRef<et::CompileSpec>) const override {
     if (g_placeholders_enabled.load() == 0) {
-      append_error("Backend " + id_ +
+      record_error("Backend " + id_ +
                    " is not registered (devplan's placeholder for it stands "
                    "in only under simulate)");
       return et::Error::NotFound;
@@ -149,7 +139,7 @@ class PlaceholderBackend final : public et::BackendInterface {
   }
   et::Error execute(et::BackendExecutionContext&, et::DelegateHandle*,
                     et::Span<et::EValue*>) const override {
-    append_error("delegate '" + id_ +
+    record_error("delegate '" + id_ +
                  "' has no backend here: a placeholder loaded it and "
                  "cannot execute it");
     return et::Error::NotSupported;
@@ -173,29 +163,23 @@ void install() {
     et::runtime_init();
     // The registration itself happens once, safely, in executorch_testing's router.
     const Error registered = testing_et::ensure_router_registered(et::etensor::DeviceType::CUDA);
-    if (!registered.ok()) append_error("devplan: " + registered.message());
+    if (!registered.ok()) record_error("devplan: " + registered.message());
     register_executorch_device_backend();
   });
 }
 
 ScopedBridgeTarget::ScopedBridgeTarget(DeviceAllocator* target,
                                        const SimulatedDeviceBackend::DeviceElementwise* on_device)
-    : previous_(g_target.exchange(target)),
-      previous_on_device_(g_on_device.exchange(on_device)),
+    : previous_(exchange_target(target)),
+      previous_on_device_(exchange_device_elementwise(on_device)),
       routed_(
           std::make_unique<testing_et::ScopedExecutorchAllocator>(executorch_cuda_allocator())) {
-  if (!routed_->status().ok()) append_error("devplan: " + routed_->status().message());
+  if (!routed_->status().ok()) record_error("devplan: " + routed_->status().message());
 }
 ScopedBridgeTarget::~ScopedBridgeTarget() {
   routed_.reset();
-  g_target.store(previous_);
-  g_on_device.store(previous_on_device_);
-}
-
-DeviceAllocator* current_target() { return g_target.load(); }
-
-const SimulatedDeviceBackend::DeviceElementwise* current_device_elementwise() {
-  return g_on_device.load();
+  exchange_target(previous_);
+  exchange_device_elementwise(previous_on_device_);
 }
 
 void expect_buffers(std::vector<ExpectedBuffer> buffers) {
@@ -209,16 +193,6 @@ std::vector<ExpectedBuffer> take_expected_buffers() {
   out.swap(g_expected);
   return out;
 }
-
-std::string take_error_log() {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  std::string out;
-  for (const std::string& line : g_error_log) out += (out.empty() ? "" : "; ") + line;
-  g_error_log.clear();
-  return out;
-}
-
-void record_error(const std::string& line) { append_error(line); }
 
 Error ensure_placeholder_backend(const std::string& id) {
   install();

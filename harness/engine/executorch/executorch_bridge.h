@@ -64,9 +64,6 @@ void expect_buffers(std::vector<ExpectedBuffer> buffers);
 // The buffers with whether each was claimed by a successful allocation; clears the list.
 std::vector<ExpectedBuffer> take_expected_buffers();
 
-// ExecuTorch's error and fatal log lines since the last call, joined by "; " (then cleared).
-std::string take_error_log();
-
 // Makes sure a backend named `id` exists: when ExecuTorch has none, registers a placeholder
 // that initialises only while placeholders are enabled and never executes (both errors name
 // it). Error when ExecuTorch's backend table is full.
@@ -79,11 +76,5 @@ class ScopedPlaceholders {
   ScopedPlaceholders();
   ~ScopedPlaceholders();
 };
-// The allocator installed by ScopedBridgeTarget (null when none).
-DeviceAllocator* current_target();
-// The device compute installed with it (null when none).
-const SimulatedDeviceBackend::DeviceElementwise* current_device_elementwise();
-// Adds a line to the error log (devplan's own backends report through it).
-void record_error(const std::string& line);
 
 }  // namespace devplan::harness::executorch_bridge

@@ -4,7 +4,7 @@
 
 #include <executorch/runtime/backend/interface.h>
 
-#include <harness/engine/executorch/executorch_bridge.h>
+#include <harness/engine/executorch/executorch_hooks.h>
 #include <mocks/simulated_device_backend.h>
 
 namespace devplan::harness::executorch_bridge {

@@ -18,11 +18,12 @@
 #include <utility>
 
 #include <executorch_testing/executorch_compat.h>
-#include <harness/commands/tensor_values.h>
 #include <harness/engine/caller_memory.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/executorch/executorch_bridge.h>
+#include <harness/engine/executorch/executorch_hooks.h>
 #include <harness/engine/raw_program.h>
+#include <harness/values/tensor_values.h>
 
 namespace devplan::harness {
 namespace {

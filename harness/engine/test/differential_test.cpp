@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
+#include <harness/campaign/differential_check.h>
 #include <harness/engine/engine.h>
-#include <harness/fuzz/differential_check.h>
 #include <harness/json/json.h>
 #include <harness/test/commands_test_support.h>
 

@@ -10,11 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/tensor_values.h>
+#include <harness/campaign/crash_replay.h>
 #include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/raw_program.h>
-#include <harness/fuzz/crash_replay.h>
+#include <harness/values/tensor_values.h>
 
 namespace devplan::harness {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/command.h>
-#include <harness/commands/run_report.h>
-#include <harness/commands/simulation.h>
 #include <harness/engine/engine.h>
+#include <harness/engine/run_report.h>
+#include <harness/services/run.h>
+#include <harness/services/simulation.h>
 #include <runtime_ext/cuda/cuda_allocator.h>
 #include <runtime_ext/cuda/test/fake_cuda_runtime.h>
 #include "../../test/commands_test_support.h"

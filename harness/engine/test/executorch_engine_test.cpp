@@ -14,11 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/simulation.h>
-#include <harness/commands/tensor_values.h>
 #include <harness/engine/engine.h>
 #include <harness/json/json.h>
+#include <harness/services/simulation.h>
 #include <harness/test/commands_test_support.h>
+#include <harness/values/tensor_values.h>
 
 namespace devplan::harness {
 namespace {

@@ -11,10 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <harness/commands/command.h>
-#include <harness/commands/simulation.h>
 #include <harness/engine/child_process.h>
 #include <harness/engine/engine.h>
+#include <harness/services/simulation.h>
 #include <harness/test/commands_test_support.h>
 
 namespace devplan::harness {

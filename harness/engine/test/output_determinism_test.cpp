@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <harness/fuzz/output_determinism.h>
+#include <harness/campaign/output_determinism.h>
 
 namespace devplan::harness {
 namespace {

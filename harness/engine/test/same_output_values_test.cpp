@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/tensor_values.h>
-#include <harness/fuzz/differential_check.h>
+#include <harness/campaign/differential_check.h>
+#include <harness/values/tensor_values.h>
 
 namespace devplan::harness {
 namespace {

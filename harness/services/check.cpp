@@ -1,0 +1,35 @@
+#include <harness/services/check.h>
+
+#include <harness/engine/program_image.h>
+#include <runtime_ext/program/program.h>
+
+namespace devplan::harness {
+
+Result<std::vector<std::vector<BufferOptimum>>> buffer_optimums(const std::string& file,
+                                                                int64_t budget_steps) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
+  std::vector<std::vector<BufferOptimum>> out;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
+    const MethodCheck check = check_method_plan(*plan);
+    std::vector<BufferOptimum> buffers;
+    for (size_t b = 0; b < check.buffers.size(); ++b) {
+      DEVPLAN_ASSIGN_OR_RETURN(BufferOptimum o, buffer_optimum(*plan, check, b, budget_steps));
+      buffers.push_back(o);
+    }
+    out.push_back(std::move(buffers));
+  }
+  return out;
+}
+
+Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
+  std::vector<MethodCheck> checks;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));
+    checks.push_back(check_method_plan(*plan));
+  }
+  return checks;
+}
+
+}  // namespace devplan::harness
