@@ -1,101 +1,7 @@
 // TrackingDeviceAllocator: a DeviceAllocator that keeps a ledger of every allocation, records
-// misuse instead of crashing, injects faults and limits per-device capacity. Its memory is
-// simulated (host memory standing in for a device) or, given an upstream allocator, real device
-// memory (CudaAllocator): the same checks, faults and reports over either. It is the allocator the
-// harness, the property tests and the leak-checked test fixture install for CUDA.
-//
-//   TrackingDeviceAllocator cuda;                  // serves DeviceType::CUDA, indices 0..127
-//   TrackingDeviceAllocator gpu(&cuda_allocator);  // the same over real memory (see below)
-//   ScopedDeviceAllocator scoped(&cuda);           // install on the global registry
-//   DEVPLAN_RETURN_IF_ERROR(cuda.set_capacity(0, 1 << 20));   // cuda:0 holds 1 MiB
-//   cuda.fail_allocation_at(3);                    // the 3rd allocate() call fails
-//   {
-//     ScopedAllocationOwner owner("forward/buffer 1");
-//     auto buffer = DeviceMemoryBuffer::create(48, DeviceType::CUDA, 0);
-//     ...
-//   }
-//   for (const std::string& line : cuda.leak_report_lines()) std::cerr << line << "\n";
-//   EXPECT_FALSE(cuda.has_misuse()) << cuda.misuse_report();
-//
-// Sequence numbers. Every allocate() call, whether it succeeds or fails, takes the next
-// sequence number (1-based, per allocator, restarted by reset()). A successful call becomes an
-// AllocationRecord with that number, a failed one a FailedAllocation with that number; so the
-// ledger's numbers have gaps exactly where calls failed, and "#7" in a report is the 7th call.
-// Fault injection uses the same absolute numbers: fail_allocation_at(N) fails the N-th call.
-//
-// Report formats (one line each, no trailing newline in the *_lines() forms):
-//   leak:    "#7 cuda:0 48 B align 16 owner forward/buffer 1"   (owner "-" when none was set)
-//   misuse:  "double free of #3 cuda:0 48 B owner forward/buffer 1"
-//            (see MisuseKind for every kind's line).
-//
-// Real memory. With an upstream, every block comes from the upstream (DeviceBacking::Device) and
-// every check below happens before the upstream sees a call: a double free, a free on the wrong
-// device, a copy to a host pointer named as device memory or past a block's end never reach the
-// driver. The patterns are written through the upstream's copies; the quarantine holds freed
-// blocks back from the upstream; ASan poisoning and DeviceBacking::Unbacked apply to host memory
-// only. An index the upstream does not have fails as the upstream says (a failed allocation).
-//
-// Memory. By default (DeviceBacking::Host) each block is a separate host allocation of exactly the
-// requested size at the requested alignment; new blocks are filled with kFreshPattern (0xCD) and
-// freed blocks with kFreedPattern (0xDD). A freed block is kept, poisoned, in a bounded quarantine
-// (FIFO, limited by bytes and by count, one quarantine per device index) before it goes back to the
-// system, so its address is not reused while a stale pointer to it may still be around; copies
-// through such a pointer are refused and recorded. In AddressSanitizer builds quarantined blocks
-// are also poisoned for ASan, so a host kernel that dereferences a stale device pointer is reported
-// by the sanitizer. A block that left the quarantine stays known as freed (double frees and stale
-// copies are still caught) until this allocator hands out an overlapping address again, or until
-// kRememberedReleases more blocks of its device index have left the quarantine after it (so the
-// lookup maps stay bounded however long the allocator lives; past that window such a pointer
-// reads as unknown, still misuse). The destructor frees every block it holds, live ones included
-// (their records die with the allocator). The ledger grows by one record per successful
-// allocation until reset().
-//
-// Misuse never crashes and never touches memory outside a live block: a bad free is recorded
-// and ignored (a free on the wrong device index still frees the block); a bad copy is recorded,
-// not performed, and returns InvalidArgument with the report line in its message.
-//
-// Composition. Each device index in use gets a shard (TrackingShard, made on first use): a
-// ready-made stack of adaptors (each a DeviceAllocator over an upstream one, in its own file,
-// usable alone) under the shard's own lock, outermost first:
-//
-//   LedgerDeviceAllocator            numbers calls; ledger, failed calls; forwards only good
-//                                    frees and copies
-//    StatisticsDeviceAllocator       per-device counters of what got through
-//     ValidatingDeviceAllocator      InvalidArgument: alignment, negative index, device set
-//      FailureInjectingDeviceAllocator  injected allocation and copy faults
-//       LimitingDeviceAllocator      capacity and largest allocation
-//        BlockStoreDeviceAllocator   host memory or the upstream's, fill patterns, quarantine,
-//                                    ASan poisoning
-//
-// Why this order: a layer checks before it forwards, so the order of the layers is the order of
-// the checks documented at allocate(). The ledger is outermost so that it sees every call (it
-// takes each call's sequence number before any layer can fail it, and shares the numbers with
-// fault injection through one AllocationSequence) and so that misuse never reaches the layers
-// below; statistics sit right under it, so that every failure below is counted and misuse is not.
-// The quarantine sits at the bottom, so that the layers above see a free when it happens; it
-// tells the ledger when a freed block's memory goes back to the system. Frees travel down with
-// their size (SizedDeviceAllocator), so only the bottom layer maps pointers to blocks.
-//
-// Why shards: a call on cuda:i only touches cuda:i's blocks, counters, limits and quarantine, so
-// threads on different devices do not wait for one another; sequence numbers come from one
-// atomic counter, so they stay unique and ordered across shards. Settings (faults, capacities,
-// device set, quarantine, fills, largest allocation) are kept here and applied to every shard,
-// present and future. A call that may involve more than one device takes every shard's lock (in
-// index order) and sees all of them as one: a free that its device's shard does not know (a
-// wrong-index free, a double, interior or unknown free), every copy (its host range is checked
-// against every device's blocks), and the ledger queries, which merge the shards' records by
-// sequence number. Misuse is recorded here, under all the locks, so its order is the order it
-// happened in.
-//
-// Threading: every public method is safe to call from many threads at once. allocate() and a
-// good deallocate() take only their shard's lock; copies, bad frees, settings and queries take
-// all of them. Cost (RelWithDebInfo, harness/bench/tracking_allocator_bench.cpp): see the "ratio:"
-// lines there; the fill patterns and the quarantine are the largest single costs and can be
-// turned off (set_fill_patterns, set_quarantine_limits(0, 0)). A record keeps its owner as a shared
-// label and a buffer number (AllocationOwner), so no owner text is built or copied per allocation;
-// the reports build it.
-// Ownership: the allocator owns all backing memory; it must outlive every buffer it allocated
-// and every registration of it (see DeviceAllocatorRegistry).
+// misuse instead of crashing, injects faults and limits per-device capacity, over simulated or real
+// (upstream) device memory. A facade over TrackingShardSet, TrackingSettings and MergedLedger;
+// usage, report formats, memory, composition and threading: docs/tracking-allocator.md.
 #pragma once
 
 #include <array>
@@ -118,7 +24,9 @@
 #include <mocks/limiting_device_allocator.h>
 #include <mocks/misuse_detection.h>
 #include <mocks/statistics_device_allocator.h>
+#include <mocks/tracking_settings.h>
 #include <mocks/tracking_shard.h>
+#include <mocks/tracking_shard_set.h>
 #include <mocks/validating_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
@@ -149,7 +57,8 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   explicit TrackingDeviceAllocator(DeviceType type = DeviceType::CUDA);
   // Serves `upstream`'s device type with its memory; the upstream must outlive this allocator.
   explicit TrackingDeviceAllocator(DeviceAllocator* upstream);
-  // Frees every block it still holds, live or quarantined.
+  // Frees every block it still holds, live or quarantined: the allocator must outlive every
+  // buffer it allocated and every registration of it (see DeviceAllocatorRegistry).
   ~TrackingDeviceAllocator() override;
   TrackingDeviceAllocator(const TrackingDeviceAllocator&) = delete;
   TrackingDeviceAllocator& operator=(const TrackingDeviceAllocator&) = delete;
@@ -285,45 +194,14 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   Error reset();
 
  private:
-  class AllShards;
-  // The settings every shard gets, kept for the shards made later.
-  struct Settings {
-    std::set<uint64_t> fail_at;
-    uint64_t fail_from = 0;
-    std::bitset<kNumSimulatedIndices> fail_on;
-    CopyDirection fail_copies = CopyDirection::None;
-    std::array<uint64_t, kNumSimulatedIndices> capacity;  // UINT64_MAX: unlimited
-    uint64_t max_allocation_bytes = kDefaultMaxAllocationBytes;
-    std::bitset<kNumSimulatedIndices> available;
-    size_t quarantine_bytes = kDefaultQuarantineBytes;
-    size_t quarantine_blocks = kDefaultQuarantineBlocks;
-    bool fill_patterns = true;
-    DeviceBacking backing = DeviceBacking::Host;
-  };
-  // Shard slot of `index`; negative indices share the last one (their calls only fail).
-  static size_t slot_of(DeviceIndex index);
-
-  // The shard of `index`, made (with the current settings) when it does not exist yet.
-  TrackingShard& shard_for(DeviceIndex index);
-  // The shard of `index`, or nullptr when no call made one yet.
-  TrackingShard* existing_shard(DeviceIndex index) const;
-  void apply_settings(TrackingShard& shard) const;
-  // Under `all`: changes the settings with `change` and applies them to every shard.
-  template <typename Change>
-  void change_settings(Change&& change);
   void deallocate_slow(void* ptr, DeviceIndex index);
   Error copy(const DeviceCopy& copy);
-  void record_misuse(DetectedMisuse misuse, DeviceIndex index, const void* ptr);
+  void record_misuse(const TrackingShardSet::Locked& all, DetectedMisuse misuse, DeviceIndex index,
+                     const void* ptr);
 
   const DeviceType type_;
   DeviceAllocator* const upstream_ = nullptr;
-  std::atomic<uint64_t> calls_{0};  // the sequence counter every shard numbers calls from
-  // Guards making shards, settings_ and misuse_; taken before any shard's lock.
-  mutable std::mutex shards_mu_;
-  std::array<std::atomic<TrackingShard*>, kNumSimulatedIndices + 1> shards_{};
-  std::array<std::unique_ptr<TrackingShard>, kNumSimulatedIndices + 1> owned_shards_;
-  Settings settings_;
-  std::vector<MisuseRecord> misuse_;  // written under every lock, in the order it happened
+  TrackingShardSet shards_;  // the per-device stacks, their locks, settings and misuse
 };
 
 }  // namespace devplan
