@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include <harness/scenario/scenario_gen.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/rapidcheck_generators.h>
+#include <harness/scenario/writer.h>
 
 namespace devplan::executorch_testing {
 namespace {

@@ -28,8 +28,8 @@
 
 #include <rapidcheck.h>
 
-#include <harness/scenario/program_scenario.h>
-#include <harness/scenario/scenario_generator.h>
+#include <harness/scenario/model.h>
+#include <harness/scenario/seeded_generator.h>
 
 namespace devplan::executorch_testing {
 

@@ -2,7 +2,7 @@
 
 #include <rapidcheck.h>
 
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 #include <runtime_ext/module/module.h>
 
 #include "host_model.h"

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 
 namespace devplan::testing {
 

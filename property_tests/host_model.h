@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 
 namespace devplan::testing {
 

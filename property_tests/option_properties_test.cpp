@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 #include <runtime_ext/module/module.h>
 
-#include <harness/scenario/scenario_gen.h>
+#include <harness/scenario/rapidcheck_generators.h>
 #include "property.h"
 #include "simulated_devices.h"
 

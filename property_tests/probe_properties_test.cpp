@@ -7,8 +7,8 @@
 #include <rapidcheck.h>
 
 #include <harness/engine/engine.h>
-#include <harness/scenario/scenario_gen.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/rapidcheck_generators.h>
+#include <harness/scenario/writer.h>
 #include <harness/services/probe.h>
 #include <runtime_ext/analysis/plan_check.h>
 #include <runtime_ext/program/program.h>

@@ -8,12 +8,12 @@
 #include <rapidcheck.h>
 
 #include <harness/scenario/corruption.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 #include <runtime_ext/analysis/method_plan_compare.h>
 #include <runtime_ext/module/module.h>
 #include <runtime_ext/program/program.h>
 
-#include <harness/scenario/scenario_gen.h>
+#include <harness/scenario/rapidcheck_generators.h>
 #include "execution_check.h"
 #include "property.h"
 #include "simulated_devices.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
-#include <harness/scenario/scenario_gen.h>
+#include <harness/scenario/rapidcheck_generators.h>
 #include "property.h"
 
 namespace devplan::testing {

@@ -4,7 +4,7 @@
 // add its shrunk case here, with where it came from.
 #include <gtest/gtest.h>
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 
 #include "execution_check.h"
 #include "host_model.h"

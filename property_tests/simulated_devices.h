@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator_registry.h>

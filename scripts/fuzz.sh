@@ -7,8 +7,8 @@
 #   scripts/fuzz.sh --merge fuzz_program_load       # minimise the committed seeds (-merge=1)
 #
 # Targets and their inputs:
-#   fuzz_program_load  program bytes  seeds fixtures/corpus/program_load, dictionary fuzz/program.dict
-#   fuzz_graph_plan    graph JSON     seeds fixtures/corpus/graph_plan,   dictionary fuzz/graph.dict
+#   fuzz_program_load  program bytes  seeds fixtures/corpus/program_load, dictionary libfuzzer/program.dict
+#   fuzz_graph_plan    graph JSON     seeds fixtures/corpus/graph_plan,   dictionary libfuzzer/graph.dict
 # New inputs go to build-fuzz/corpus/<target>/ (the committed seeds are only read), crashes to
 # build-fuzz/artifacts/<target>/; the last lines of the log are libFuzzer's final statistics
 # ("#N DONE cov: X ft: Y corp: Z ..."). Each run uses one core; two targets may run at once.
@@ -27,8 +27,8 @@ if [ "${1:-}" = "--merge" ]; then merge=1; shift; fi
 [ $# -ge 1 ] || usage
 target=$1; shift
 case "$target" in
-  fuzz_program_load) corpus=program_load; dict=fuzz/program.dict ;;
-  fuzz_graph_plan)   corpus=graph_plan;   dict=fuzz/graph.dict ;;
+  fuzz_program_load) corpus=program_load; dict=libfuzzer/program.dict ;;
+  fuzz_graph_plan)   corpus=graph_plan;   dict=libfuzzer/graph.dict ;;
   *) echo "fuzz.sh: unknown target $target" >&2; usage ;;
 esac
 if [ $merge -eq 0 ]; then

@@ -16,7 +16,7 @@
 #include <string>
 
 #include <harness/campaign/fuzz_case.h>
-#include <harness/scenario/scenario_generator.h>
+#include <harness/scenario/seeded_generator.h>
 
 namespace devplan::harness {
 

@@ -7,7 +7,7 @@
 #include <harness/campaign/differential_check.h>
 #include <harness/campaign/output_determinism.h>
 #include <harness/scenario/corruption.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 #include <harness/services/probe.h>
 #include <mocks/simulated_device_backend.h>
 #include <mocks/tracking_device_allocator.h>

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include <harness/campaign/fuzz_finding.h>
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 #include <mocks/compute_bug.h>
 #include <mocks/ledger_records.h>
 #include <mocks/unload_bug_allocator.h>

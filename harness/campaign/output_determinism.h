@@ -4,7 +4,7 @@
 // their outputs are not compared by the differential check.
 #pragma once
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 
 namespace devplan::harness {
 

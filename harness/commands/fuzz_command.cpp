@@ -16,7 +16,7 @@
 #include <harness/output/junit.h>
 #include <harness/output/output_file.h>
 #include <harness/output/summary_line.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 
 #include <unistd.h>
 #include <cstdio>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 #include <runtime_ext/core/alignment.h>
 
 namespace devplan {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 #include <runtime_ext/core/result.h>
 
 namespace devplan {

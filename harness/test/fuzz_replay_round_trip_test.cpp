@@ -11,8 +11,8 @@
 
 #include <harness/options/command_line.h>
 #include <harness/options/fuzz_command_line.h>
-#include <harness/scenario/scenario_generator.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/seeded_generator.h>
+#include <harness/scenario/writer.h>
 
 namespace devplan::harness {
 namespace {

@@ -2,7 +2,7 @@
 // device buffer and two CPU buffers (one empty), and a second method without buffers.
 #pragma once
 
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 
 namespace devplan::testing {
 

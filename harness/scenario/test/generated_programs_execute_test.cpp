@@ -1,7 +1,7 @@
 // Generated scenarios load, execute and unload on the simulated devices without leaks or
 // misuse: the seeded generator's promise to `devplan fuzz`.
-#include <harness/scenario/scenario_generator.h>
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/seeded_generator.h>
+#include <harness/scenario/writer.h>
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // Replays the committed graph_plan corpus and its regression inputs (fixtures/corpus/) through
 // the same entry point as the libFuzzer target fuzz_graph_plan, built with the normal compiler.
-#include <fuzz/graph_plan_entry.h>
+#include <libfuzzer/graph_plan_entry.h>
 
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include <fuzz/replay/corpus_files.h>
+#include <libfuzzer/replay/corpus_files.h>
 #include <runtime_ext/planning/offset_planner.h>
 
 #include <gtest/gtest.h>

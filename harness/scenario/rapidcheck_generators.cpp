@@ -1,4 +1,4 @@
-#include <harness/scenario/scenario_gen.h>
+#include <harness/scenario/rapidcheck_generators.h>
 
 #include <algorithm>
 

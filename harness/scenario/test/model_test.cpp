@@ -1,4 +1,4 @@
-#include <harness/scenario/program_scenario.h>
+#include <harness/scenario/model.h>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Replays the committed program_load corpus and its regression inputs (fixtures/corpus/)
 // through the same entry point as the libFuzzer target fuzz_program_load, built with the normal
 // compiler, and proves that the entry point's checks catch a real leak and a real double free.
-#include <fuzz/program_load_entry.h>
+#include <libfuzzer/program_load_entry.h>
 
 #include <filesystem>
 #include <iostream>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <fixtures/generator/fixture_programs.h>
-#include <fuzz/replay/corpus_files.h>
+#include <libfuzzer/replay/corpus_files.h>
 #include <runtime_ext/module/module.h>
 #include <runtime_ext/program/program.h>
 

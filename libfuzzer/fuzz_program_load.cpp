@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <fuzz/program_load_entry.h>
+#include <libfuzzer/program_load_entry.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const devplan::fuzz::ProgramLoadOutcome outcome =

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <fuzz/graph_plan_entry.h>
+#include <libfuzzer/graph_plan_entry.h>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const devplan::fuzz::GraphPlanOutcome outcome =

@@ -1,4 +1,4 @@
-#include <fuzz/program_load_entry.h>
+#include <libfuzzer/program_load_entry.h>
 
 #include <memory>
 #include <sstream>

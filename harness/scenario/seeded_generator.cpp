@@ -1,4 +1,4 @@
-#include <harness/scenario/scenario_generator.h>
+#include <harness/scenario/seeded_generator.h>
 
 #include <runtime_ext/planning/split_mix64.h>
 

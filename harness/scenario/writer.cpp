@@ -1,4 +1,4 @@
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include <fuzz/graph_plan_entry.h>
+#include <libfuzzer/graph_plan_entry.h>
 
 #include <string>
 #include <string_view>

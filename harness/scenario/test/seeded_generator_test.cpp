@@ -1,4 +1,4 @@
-#include <harness/scenario/scenario_generator.h>
+#include <harness/scenario/seeded_generator.h>
 
 #include <ctime>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <harness/scenario/scenario_program.h>
+#include <harness/scenario/writer.h>
 
 namespace devplan {
 namespace {
