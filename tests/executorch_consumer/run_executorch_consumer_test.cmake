@@ -26,6 +26,7 @@ foreach(expected
     include/devplan/executorch_testing/tracking_executorch_allocator.h
     include/devplan/executorch_testing/executorch_allocator_registration.h
     include/devplan/executorch_testing/executorch_program_gen.h
+    include/devplan/harness/scenario/rapidcheck_generators.h
     include/devplan/harness/scenario/scenario_gen.h)
   if(NOT EXISTS ${prefix}/${expected})
     message(FATAL_ERROR "executorch_consumer: the install has no ${expected}")
