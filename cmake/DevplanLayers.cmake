@@ -11,8 +11,9 @@
 #
 # devplan_check_layers() fails the configuration when a runtime target links, directly or
 # through another target, any devplan target outside the runtime; when a harness folder's target
-# links a higher folder's, or a file in it includes a higher folder's header; and when harness
-# files include each other in a circle (a header and its source count as one). Included by the
+# links a higher folder's, or a file in it includes a higher folder's header; when harness files
+# include each other in a circle (a header and its source count as one); and when a file in
+# harness/commands/ is not a command. Included by the
 # top-level CMakeLists.txt and called once every target is defined.
 
 set(DEVPLAN_RUNTIME_TARGETS
@@ -113,16 +114,22 @@ function(devplan_check_harness_links)
   set(violations ${violations} ${found} PARENT_SCOPE)
 endfunction()
 
-# Appends to `violations` each include of a higher harness folder's header, and each circle of
-# includes among the harness's files (a module is a header with its source: path less suffix).
-function(devplan_check_harness_includes)
+# Appends to `violations` each include of a higher harness folder's header, each circle of
+# includes among the harness's files (a module is a header with its source: path less suffix)
+# and each file in commands/ that is no command, for the harness at `root` (tests/layer_check/
+# runs it on made-up trees).
+function(devplan_check_harness_includes root)
   set(found)
-  set(root ${PROJECT_SOURCE_DIR}/harness)
   file(GLOB_RECURSE files RELATIVE ${root} ${root}/*.h ${root}/*.cpp)
   set(modules)
   foreach(file IN LISTS files)
     if(file MATCHES "(^|/)(test|bench)/")
       continue()
+    endif()
+    # commands/ holds the commands and nothing else: each `devplan` command's file and the
+    # header that declares them all.
+    if(file MATCHES "^commands/" AND NOT file MATCHES "^commands/([a-z_]+_command\\.(h|cpp)|commands\\.h)$")
+      list(APPEND found "harness/${file} is in harness/commands/ but is no command")
     endif()
     string(REGEX REPLACE "/.*" "" folder "${file}")
     devplan_harness_layer(${folder} layer)
@@ -220,10 +227,10 @@ function(devplan_check_layers)
                         "(cmake/DevplanLayers.cmake):\n  ${text}")
   endif()
   devplan_check_harness_links()
-  devplan_check_harness_includes()
+  devplan_check_harness_includes(${PROJECT_SOURCE_DIR}/harness)
   if(violations)
     list(JOIN violations "\n  " text)
-    message(FATAL_ERROR "devplan: the harness's layers are crossed upward or in a circle "
+    message(FATAL_ERROR "devplan: the harness's layers are crossed upward, in a circle or misplaced "
                         "(cmake/DevplanLayers.cmake, docs/architecture.md):\n  ${text}")
   endif()
 endfunction()
