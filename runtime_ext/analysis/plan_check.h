@@ -7,7 +7,7 @@
 // Lifetimes and overlaps are runtime_ext/planning's: the lifetime rules of lifetime.h
 // (LifetimeRecorder), the overlap check of plan_verifier.h (verify_offsets) and the lower bound
 // of offset_planner.h (live_bytes_lower_bound), applied to a program's MethodPlan. The rules
-// (documented in the README; `check`, `plot` and the lower bound use them):
+// (documented in docs/commands/check.md; `check`, `plot` and the lower bound use them):
 // - Steps are the instructions of all chains in order. A value lives from the first to the last
 //   instruction that names it, both ends inclusive (a DelegateCall's args are its inputs
 //   followed by its outputs; a tensor list names its items).

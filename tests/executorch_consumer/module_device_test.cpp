@@ -1,7 +1,7 @@
 // ExecuTorch's Module over device-planned programs written by ExecuTorch's exporter, with
 // devplan's tracking allocator behind ExecuTorch's CUDA registry slot: exact ledgers, every
 // allocation failing in turn, everything freed with the Module. What an ExecuTorch developer
-// writes in their own tree (README: "Using devplan in ExecuTorch's own tests").
+// writes in their own tree (docs/integration.md: "Using devplan in ExecuTorch's own tests").
 #include <memory>
 #include <string>
 
