@@ -1,40 +1,8 @@
 // Plan checking of any program, ours or ExecuTorch's (ahead of time: `devplan check`, `plot`,
 // `replan` and the reports use it; the runtime does not): lifetimes of values derived from the
-// instruction chains, then every pair of planned tensors in one buffer whose lifetimes and bytes
-// overlap, plus each buffer's size against its lower bound, and warnings about what is planned
-// in an unusual way (legacy device tensors in host buffers).
-//
-// Lifetimes and overlaps are runtime_ext/planning's: the lifetime rules of lifetime.h
-// (LifetimeRecorder), the overlap check of plan_verifier.h (verify_offsets) and the lower bound
-// of offset_planner.h (live_bytes_lower_bound), applied to a program's MethodPlan. The rules
-// (documented in docs/commands/check.md; `check`, `plot` and the lower bound use them):
-// - Steps are the instructions of all chains in order. A value lives from the first to the last
-//   instruction that names it, both ends inclusive (a DelegateCall's args are its inputs
-//   followed by its outputs; a tensor list names its items).
-// - A method input lives from step 0 to its last use (the exporter reuses its bytes after
-//   that); a method output from its definition to the last step.
-// - Writes: an out-variant kernel writes the trailing args it returns (the out arguments, and
-//   the items of a returned tensor list); a
-//   MoveCall writes its target; a DelegateCall writes the args it names first; method inputs
-//   and tensors with an initial value count as written.
-// - An alias (a view): a planned tensor that no instruction writes and that lies inside the
-//   bytes of another planned tensor of the same buffer. Its base is the written tensor holding
-//   those bytes when the view is first used: the one written most recently before that step
-//   (not at it: an instruction reads before it writes; ties: the one named at that step or
-//   later, then the smaller, then the lower index). When a tensor written later, still before
-//   the first use, overwrote some of the view's bytes, the view has no base (a warning).
-// - That a view is one is devplan's inference (no instruction says so); the other reading is
-//   that it is memory of its own, live at its own instructions (scratch memory of a kernel, as a
-//   quantized pooling kernel's). Findings hold under both readings: overlaps are computed over
-//   every tensor's own lifetime (the view included, never against a tensor it may be a view
-//   of), and an overlap that only the view reading has (the view's uses keeping its base alive)
-//   is a note (which calls the view scratch when every candidate base was read after its write
-//   and not used again before the view's first use). The lower bound is the smaller of the two
-//   readings' bounds. `lifetimes` is the view reading (a view's uses keep its base alive),
-//   which plots and replanning use.
-// - A mutable buffer (state kept across executions): a planned tensor, not an input and not an
-//   alias, whose first use reads it. It lives for the whole method.
-// A planned tensor that is never named has no lifetime and conflicts with nothing.
+// instruction chains, every pair of planned tensors in one buffer whose lifetimes and bytes
+// overlap, each buffer's size against its lower bound, and warnings. The rules (lifetimes,
+// writes, views, mutable buffers): docs/plan-check.md.
 #pragma once
 
 #include <cstdint>

@@ -1,41 +1,7 @@
 // Offset planning: given tensors of one device partition as (size, lifetime) items, assigns each
 // a byte offset in one buffer so that items whose lifetimes overlap never share a byte, and
-// tries to keep the buffer small.
-//
-// Algorithms:
-//   naive          every item gets its own bytes (no reuse); offsets are prefix sums in item order.
-//   greedy         greedy by size (Pisarchyk & Lee 2020): items by size, largest first, each at
-//                  the lowest offset that fits between already-placed items whose lifetimes
-//                  overlap it.
-//   greedy_breadth greedy by breadth (same paper): steps by their live bytes, widest first; at
-//                  each step its unplaced items by size, largest first, placed as above.
-//   search         the smallest of several greedy orders (size, breadth, conflicts, lifetime
-//                  length, area, long-lived first; lowest-fit and best-fit), then a local
-//                  search (local_search.h) that re-places neighbourhoods of the items above the
-//                  lower bound: lowest-fit in their current offset order with one perturbation
-//                  (a move or a swap), or a bounded exact search, kept when the neighbourhood's
-//                  top does not rise. Two searches, one from the best order and one from the
-//                  best long-lived-first order, advance in turns of 64 iterations, each within
-//                  half the budget, until one reaches the lower bound; the smaller result wins
-//                  (the first on ties).
-//
-//                  The budget is a number of local-search iterations (search_iterations), not
-//                  time, and every choice is seeded: the same items, options and budget give
-//                  the same plan on every run and machine. A budget too small to reach the
-//                  lower bound returns the best plan found so far, never larger than the best
-//                  greedy order's; a larger budget never gives a larger plan. There is no
-//                  wall-clock limit by design: it would make the plan depend on the machine.
-//                  The cost is bounded all the same: an iteration's cost depends on the
-//                  neighbourhood, not on the item count, and the default budget is capped.
-//   exact          the plan `best`'s heuristics give, then the exact search (exact_planner.h)
-//                  from it: first at the live-bytes lower bound, then bisecting between the
-//                  proven bound and the best plan found. Within its budget (budget_steps, in
-//                  search nodes) it returns a plan of minimum size and proves it; when the
-//                  budget runs out, its best plan and the best bound it proved (lower_bound).
-//                  Sizes are searched in units of the alignment.
-//   best           runs all of the above and keeps the smallest (first in the order above on
-//                  ties); its exact search runs with a smaller budget, and only when the
-//                  heuristics stay above the lower bound.
+// tries to keep the buffer small. The algorithms (naive, greedy, greedy_breadth, search, exact,
+// best) and their guarantees: docs/planners.md.
 //
 //   std::vector<PlanItem> items = {{16, 0, 2}, {16, 1, 2}, {16, 2, 3}};
 //   Result<OffsetPlan> plan = plan_offsets(items, PlannerAlgorithm::Best, {});
