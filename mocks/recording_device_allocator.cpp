@@ -6,7 +6,7 @@ namespace devplan {
 
 Result<void*> RecordingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
                                                  size_t alignment) {
-  Result<void*> result = upstream_->allocate(nbytes, index, alignment);
+  Result<void*> result = upstream().allocate(nbytes, index, alignment);
   std::lock_guard<std::mutex> lock(mutex_);
   AllocationEvent e;
   e.device = Device(device_type(), index);
@@ -29,7 +29,7 @@ void RecordingDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
   // another thread may be handed the same address, and its allocation must be recorded after
   // this free, not before it.
   std::lock_guard<std::mutex> lock(mutex_);
-  upstream_->deallocate(ptr, index);
+  upstream().deallocate(ptr, index);
   AllocationEvent e;
   e.kind = AllocationEvent::Kind::Free;
   e.device = Device(device_type(), index);
@@ -41,16 +41,6 @@ void RecordingDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
     live_.erase(it);
   }
   events_.push_back(e);
-}
-
-Error RecordingDeviceAllocator::copy_host_to_device(void* dst, const void* src, size_t nbytes,
-                                                    DeviceIndex index) {
-  return upstream_->copy_host_to_device(dst, src, nbytes, index);
-}
-
-Error RecordingDeviceAllocator::copy_device_to_host(void* dst, const void* src, size_t nbytes,
-                                                    DeviceIndex index) {
-  return upstream_->copy_device_to_host(dst, src, nbytes, index);
 }
 
 std::vector<AllocationRecord> ledger_from_events(const std::vector<AllocationEvent>& events,

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <mocks/forwarding_device_allocator.h>
 #include <mocks/tracking_device_allocator.h>
 #include <runtime_ext/core/device_allocator.h>
 
@@ -43,20 +44,18 @@ std::vector<AllocationRecord> ledger_from_events(
     const std::vector<AllocationEvent>& events,
     std::vector<AllocationEvent>* unknown_frees = nullptr);
 
-class RecordingDeviceAllocator : public DeviceAllocator {
+class RecordingDeviceAllocator : public ForwardingDeviceAllocator {
  public:
-  explicit RecordingDeviceAllocator(DeviceAllocator* upstream) : upstream_(upstream) {}
+  explicit RecordingDeviceAllocator(DeviceAllocator* upstream)
+      : ForwardingDeviceAllocator(upstream) {}
 
+  // Copies and device_type() are forwarded unrecorded.
   Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override;
   void deallocate(void* ptr, DeviceIndex index) override;
-  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
-  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
-  DeviceType device_type() const override { return upstream_->device_type(); }
 
   std::vector<AllocationEvent> events() const;
 
  private:
-  DeviceAllocator* upstream_;
   mutable std::mutex mutex_;
   std::vector<AllocationEvent> events_;
   std::unordered_map<const void*, std::pair<size_t, Device>> live_;

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string>
 
-#include <runtime_ext/core/device_allocator.h>
+#include <mocks/forwarding_device_allocator.h>
 
 namespace devplan {
 
@@ -34,20 +34,16 @@ const char* unload_bug_name(UnloadBug bug);
 // The bug named `text` (one of the names above); InvalidArgument naming them otherwise.
 Result<UnloadBug> parse_unload_bug(const std::string& text);
 
-class UnloadBugAllocator final : public DeviceAllocator {
+class UnloadBugAllocator final : public ForwardingDeviceAllocator {
  public:
   UnloadBugAllocator(DeviceAllocator* upstream, UnloadBug bug);
 
-  Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override;
+  // Allocations, copies and device_type() are forwarded unchanged.
   void deallocate(void* ptr, DeviceIndex index) override;
-  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
-  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
-  DeviceType device_type() const override { return upstream_->device_type(); }
 
   UnloadBug bug() const { return bug_; }
 
  private:
-  DeviceAllocator* const upstream_;
   const UnloadBug bug_;
 };
 

@@ -64,24 +64,33 @@ std::string compare_bytes(const std::string& path, Span<const uint8_t> a, Span<c
   return "";
 }
 
-template <typename T>
-std::string compare_vector(const std::string& path, const std::vector<T>& a,
-                           const std::vector<T>& b) {
-  if (a.size() != b.size()) {
-    return path + ": " + entries(a.size()) + " vs " + entries(b.size());
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    std::string d = compare(path + "[" + std::to_string(i) + "]", T(a[i]), T(b[i]));
-    if (!d.empty()) return d;
-  }
-  return "";
-}
-
 #define DEVPLAN_DIFF_(expr)                     \
   do {                                          \
     std::string devplan_d_ = (expr);            \
     if (!devplan_d_.empty()) return devplan_d_; \
   } while (0)
+
+// Two lists: their counts ("<path>: 1 entry vs 2 entries"), then item by item, the first
+// difference compare_item(<item_prefix><i><item_suffix>, a[i], b[i]) finds.
+template <typename T, typename CompareItem>
+std::string compare_each(const std::string& path, const std::vector<T>& a, const std::vector<T>& b,
+                         const std::string& item_prefix, const char* item_suffix,
+                         CompareItem compare_item) {
+  if (a.size() != b.size()) {
+    return path + ": " + entries(a.size()) + " vs " + entries(b.size());
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    DEVPLAN_DIFF_(compare_item(item_prefix + std::to_string(i) + item_suffix, a[i], b[i]));
+  }
+  return "";
+}
+
+// Lists of plain values, an item's path "<path>[<i>]".
+template <typename T>
+std::string compare_vector(const std::string& path, const std::vector<T>& a,
+                           const std::vector<T>& b) {
+  return compare_each(path, a, b, path + "[", "]", compare<T>);
+}
 
 std::string compare_tensor(const std::string& p, const TensorInfo& a, const TensorInfo& b) {
   DEVPLAN_DIFF_(compare(p + "dtype", a.dtype, b.dtype));
@@ -131,6 +140,27 @@ std::string compare_instruction(const std::string& p, const InstructionInfo& a,
   return "";
 }
 
+std::string compare_operator(const std::string& p, const OperatorInfo& a, const OperatorInfo& b) {
+  DEVPLAN_DIFF_(compare(p + "name", a.name, b.name));
+  DEVPLAN_DIFF_(compare(p + "overload", a.overload, b.overload));
+  return "";
+}
+
+std::string compare_compile_spec(const std::string& p, const CompileSpecInfo& a,
+                                 const CompileSpecInfo& b) {
+  DEVPLAN_DIFF_(compare(p + "key", a.key, b.key));
+  DEVPLAN_DIFF_(compare_bytes(p + "value", a.value, b.value));
+  return "";
+}
+
+std::string compare_delegate(const std::string& p, const DelegateInfo& a, const DelegateInfo& b) {
+  DEVPLAN_DIFF_(compare(p + "id", a.id, b.id));
+  DEVPLAN_DIFF_(compare_bytes(p + "processed", a.processed, b.processed));
+  DEVPLAN_DIFF_(compare_each(p + "compile_specs", a.compile_specs, b.compile_specs,
+                             p + "compile_spec ", ": ", compare_compile_spec));
+  return "";
+}
+
 }  // namespace
 
 std::string method_plan_difference(const MethodPlan& a, const MethodPlan& b) {
@@ -139,12 +169,7 @@ std::string method_plan_difference(const MethodPlan& a, const MethodPlan& b) {
   DEVPLAN_DIFF_(compare_vector("buffer_devices", a.buffer_devices, b.buffer_devices));
   DEVPLAN_DIFF_(compare_vector("inputs", a.inputs, b.inputs));
   DEVPLAN_DIFF_(compare_vector("outputs", a.outputs, b.outputs));
-  if (a.values.size() != b.values.size()) {
-    return "values: " + entries(a.values.size()) + " vs " + entries(b.values.size());
-  }
-  for (size_t i = 0; i < a.values.size(); ++i) {
-    DEVPLAN_DIFF_(compare_value("value " + std::to_string(i) + ": ", a.values[i], b.values[i]));
-  }
+  DEVPLAN_DIFF_(compare_each("values", a.values, b.values, "value ", ": ", compare_value));
   // A plan with no chains is written with one empty chain (ProgramBuilder), so the two read
   // the same.
   auto empty_chain = [](const MethodPlan& p) {
@@ -162,43 +187,13 @@ std::string method_plan_difference(const MethodPlan& a, const MethodPlan& b) {
     const std::string cp = "chain " + std::to_string(c);
     DEVPLAN_DIFF_(compare_vector(cp + ": inputs", ca.inputs, cb.inputs));
     DEVPLAN_DIFF_(compare_vector(cp + ": outputs", ca.outputs, cb.outputs));
-    if (ca.instructions.size() != cb.instructions.size()) {
-      return cp + ": instructions: " + entries(ca.instructions.size()) + " vs " +
-             entries(cb.instructions.size());
-    }
-    for (size_t i = 0; i < ca.instructions.size(); ++i) {
-      DEVPLAN_DIFF_(compare_instruction(cp + ", instruction " + std::to_string(i) + ": ",
-                                        ca.instructions[i], cb.instructions[i]));
-    }
+    DEVPLAN_DIFF_(compare_each(cp + ": instructions", ca.instructions, cb.instructions,
+                               cp + ", instruction ", ": ", compare_instruction));
   }
-  if (a.operators.size() != b.operators.size()) {
-    return "operators: " + entries(a.operators.size()) + " vs " + entries(b.operators.size());
-  }
-  for (size_t i = 0; i < a.operators.size(); ++i) {
-    const std::string op = "operator " + std::to_string(i) + ": ";
-    DEVPLAN_DIFF_(compare(op + "name", a.operators[i].name, b.operators[i].name));
-    DEVPLAN_DIFF_(compare(op + "overload", a.operators[i].overload, b.operators[i].overload));
-  }
-  if (a.delegates.size() != b.delegates.size()) {
-    return "delegates: " + entries(a.delegates.size()) + " vs " + entries(b.delegates.size());
-  }
-  for (size_t i = 0; i < a.delegates.size(); ++i) {
-    const DelegateInfo& da = a.delegates[i];
-    const DelegateInfo& db = b.delegates[i];
-    const std::string dp = "delegate " + std::to_string(i) + ": ";
-    DEVPLAN_DIFF_(compare(dp + "id", da.id, db.id));
-    DEVPLAN_DIFF_(compare_bytes(dp + "processed", da.processed, db.processed));
-    if (da.compile_specs.size() != db.compile_specs.size()) {
-      return dp + "compile_specs: " + entries(da.compile_specs.size()) + " vs " +
-             entries(db.compile_specs.size());
-    }
-    for (size_t k = 0; k < da.compile_specs.size(); ++k) {
-      const std::string kp = dp + "compile_spec " + std::to_string(k) + ": ";
-      DEVPLAN_DIFF_(compare(kp + "key", da.compile_specs[k].key, db.compile_specs[k].key));
-      DEVPLAN_DIFF_(
-          compare_bytes(kp + "value", da.compile_specs[k].value, db.compile_specs[k].value));
-    }
-  }
+  DEVPLAN_DIFF_(
+      compare_each("operators", a.operators, b.operators, "operator ", ": ", compare_operator));
+  DEVPLAN_DIFF_(
+      compare_each("delegates", a.delegates, b.delegates, "delegate ", ": ", compare_delegate));
   return "";
 }
 

@@ -1,11 +1,7 @@
-#include <cuda_runtime_api.h>
 #include <runtime_ext/cuda/broadcast_indexing.h>
-#include <runtime_ext/cuda/cuda_device_guard.h>
 #include <runtime_ext/cuda/cuda_elementwise_binary.h>
-#include <runtime_ext/cuda/cuda_error.h>
-#include <runtime_ext/cuda/cuda_pointer_check.h>
+#include <runtime_ext/cuda/cuda_kernel_launch.h>
 #include <runtime_ext/cuda/elementwise_binary_kernel.h>
-#include <runtime_ext/cuda/real_cuda_runtime.h>
 #include <runtime_ext/program/scalar_type.h>
 
 #include <string>
@@ -67,33 +63,14 @@ Error cuda_elementwise_binary(ElementwiseBinaryOp op, const Tensor& a, const Ten
   const int64_t n = out.numel();
   if (n == 0) return Error::success();
 
-  CudaRuntime& runtime = real_cuda_runtime();
-  DEVPLAN_RETURN_IF_ERROR(validate_cuda_device(runtime, device).with_context(kName));
-  DEVPLAN_RETURN_IF_ERROR(
-      check_cuda_device_pointer(runtime, a.data, device, "input a").with_context(kName));
-  DEVPLAN_RETURN_IF_ERROR(
-      check_cuda_device_pointer(runtime, b.data, device, "input b").with_context(kName));
-  DEVPLAN_RETURN_IF_ERROR(
-      check_cuda_device_pointer(runtime, out.data, device, "output out").with_context(kName));
-
-  CudaDeviceGuard guard(runtime);
-  DEVPLAN_RETURN_IF_ERROR(guard.select(device).with_context(kName));
   const std::string what = std::string(op == ElementwiseBinaryOp::Add ? "add" : "mul") + " of " +
                            std::to_string(n) + " " + scalar_type_name(out.dtype) + " elements on " +
                            device_name;
-  launch_elementwise_binary_kernel(
-      a.data, b.data, out.data, static_cast<size_t>(n), *indexing,
-      op == ElementwiseBinaryOp::Add ? BinaryKernelOp::Add : BinaryKernelOp::Mul, kernel);
-  int status = cudaGetLastError();
-  if (status != kCudaSuccess) {
-    return cuda_status_error(runtime, status, "launching the " + what).with_context(kName);
-  }
-  // Waiting here reports a fault of this kernel to this call rather than to a later one.
-  status = cudaStreamSynchronize(nullptr);
-  if (status != kCudaSuccess) {
-    return cuda_status_error(runtime, status, "running the " + what).with_context(kName);
-  }
-  return guard.restore().with_context(kName);
+  return run_cuda_kernel(kName, device, a.data, b.data, out.data, what, [&] {
+    launch_elementwise_binary_kernel(
+        a.data, b.data, out.data, static_cast<size_t>(n), *indexing,
+        op == ElementwiseBinaryOp::Add ? BinaryKernelOp::Add : BinaryKernelOp::Mul, kernel);
+  });
 }
 
 }  // namespace devplan

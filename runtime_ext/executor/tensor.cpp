@@ -12,32 +12,16 @@ std::string Tensor::describe() const {
   return text + "] on " + device.to_string();
 }
 
-EValue EValue::from_int(int64_t v) {
-  EValue e;
-  e.tag = ValueTag::Int;
-  e.int_value = v;
-  return e;
-}
+EValue EValue::from_int(int64_t v) { return tagged_value(ValueTag::Int, &EValue::int_value, v); }
 
 EValue EValue::from_double(double v) {
-  EValue e;
-  e.tag = ValueTag::Double;
-  e.double_value = v;
-  return e;
+  return tagged_value(ValueTag::Double, &EValue::double_value, v);
 }
 
-EValue EValue::from_bool(bool v) {
-  EValue e;
-  e.tag = ValueTag::Bool;
-  e.bool_value = v;
-  return e;
-}
+EValue EValue::from_bool(bool v) { return tagged_value(ValueTag::Bool, &EValue::bool_value, v); }
 
 EValue EValue::from_tensor(Tensor t) {
-  EValue e;
-  e.tag = ValueTag::Tensor;
-  e.tensor = std::move(t);
-  return e;
+  return tagged_value(ValueTag::Tensor, &EValue::tensor, std::move(t));
 }
 
 bool EValue::to_scalar(double* out) const {

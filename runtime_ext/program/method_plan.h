@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <runtime_ext/core/device.h>
@@ -84,6 +85,18 @@ enum class ValueTag : uint8_t {
 };
 
 const char* value_tag_name(ValueTag tag);
+
+// A value of `tag` holding `content` in `field`, its other fields at their defaults: how a
+// ValueInfo (here) or an EValue (executor) of one item is made.
+//
+//   ValueInfo v = tagged_value(ValueTag::Int, &ValueInfo::int_value, int64_t{3});
+template <typename Value, typename Field>
+Value tagged_value(ValueTag tag, Field Value::*field, Field content) {
+  Value value;
+  value.tag = tag;
+  value.*field = std::move(content);
+  return value;
+}
 
 struct ValueInfo {
   ValueTag tag = ValueTag::None;

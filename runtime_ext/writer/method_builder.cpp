@@ -67,66 +67,41 @@ int32_t MethodBuilder::add_null() {
 }
 
 int32_t MethodBuilder::add_int(int64_t value) {
-  ValueInfo v;
-  v.tag = ValueTag::Int;
-  v.int_value = value;
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::Int, &ValueInfo::int_value, value));
 }
 
 int32_t MethodBuilder::add_bool(bool value) {
-  ValueInfo v;
-  v.tag = ValueTag::Bool;
-  v.bool_value = value;
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::Bool, &ValueInfo::bool_value, value));
 }
 
 int32_t MethodBuilder::add_double(double value) {
-  ValueInfo v;
-  v.tag = ValueTag::Double;
-  v.double_value = value;
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::Double, &ValueInfo::double_value, value));
 }
 
 int32_t MethodBuilder::add_string(std::string value) {
-  ValueInfo v;
-  v.tag = ValueTag::String;
-  v.string_value = std::move(value);
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::String, &ValueInfo::string_value, std::move(value)));
 }
 
 int32_t MethodBuilder::add_int_list(std::vector<int64_t> items) {
-  ValueInfo v;
-  v.tag = ValueTag::IntList;
-  v.int_list = std::move(items);
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::IntList, &ValueInfo::int_list, std::move(items)));
 }
 
 int32_t MethodBuilder::add_double_list(std::vector<double> items) {
-  ValueInfo v;
-  v.tag = ValueTag::DoubleList;
-  v.double_list = std::move(items);
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::DoubleList, &ValueInfo::double_list, std::move(items)));
 }
 
 int32_t MethodBuilder::add_bool_list(std::vector<bool> items) {
-  ValueInfo v;
-  v.tag = ValueTag::BoolList;
-  v.bool_list = std::move(items);
-  return push_value(std::move(v));
+  return push_value(tagged_value(ValueTag::BoolList, &ValueInfo::bool_list, std::move(items)));
 }
 
 int32_t MethodBuilder::add_tensor_list(std::vector<int32_t> value_indices) {
-  ValueInfo v;
-  v.tag = ValueTag::TensorList;
-  v.value_list = std::move(value_indices);
-  return push_value(std::move(v));
+  return push_value(
+      tagged_value(ValueTag::TensorList, &ValueInfo::value_list, std::move(value_indices)));
 }
 
 int32_t MethodBuilder::add_optional_tensor_list(std::vector<int32_t> value_indices) {
-  ValueInfo v;
-  v.tag = ValueTag::OptionalTensorList;
-  v.value_list = std::move(value_indices);
-  return push_value(std::move(v));
+  return push_value(
+      tagged_value(ValueTag::OptionalTensorList, &ValueInfo::value_list, std::move(value_indices)));
 }
 
 int32_t MethodBuilder::add_tensor(const TensorSpec& spec, TensorStorage storage) {
