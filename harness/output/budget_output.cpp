@@ -1,5 +1,8 @@
 #include <harness/output/budget_output.h>
 
+#include <type_traits>
+#include <variant>
+
 #include <harness/json/json.h>
 #include <harness/output/json_document.h>
 #include <runtime_ext/core/text_join.h>
@@ -16,6 +19,36 @@ const char* line_prefix(FindingKind kind) {
     default:
       return "";
   }
+}
+
+// A finding's value in JSON; not called for std::monostate (a value not given).
+Json value_json(const FindingValue& value) {
+  return std::visit(
+      [](const auto& v) -> Json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return Json(nullptr);
+        } else {
+          return Json(v);
+        }
+      },
+      value);
+}
+
+// {"kind", "method", "what", "index", "runtime", "device", "old", "new", "text"}, without the
+// members that do not apply.
+Json finding_json(const BudgetFinding& f) {
+  Json json = {{"kind", finding_kind_name(f.kind)},
+               {"method", f.method.empty() ? Json(nullptr) : Json(f.method)}};
+  const FindingDetail& d = f.detail;
+  json["what"] = d.what;
+  if (d.index) json["index"] = *d.index;
+  if (!d.runtime.empty()) json["runtime"] = d.runtime;
+  if (!d.device.empty()) json["device"] = d.device;
+  if (!std::holds_alternative<std::monostate>(d.old_value)) json["old"] = value_json(d.old_value);
+  if (!std::holds_alternative<std::monostate>(d.new_value)) json["new"] = value_json(d.new_value);
+  json["text"] = f.text;
+  return json;
 }
 
 }  // namespace
@@ -101,7 +134,7 @@ std::string budget_check_json(const std::string& budget_file,
   size_t failures = 0;
   for (const ProgramCheck& c : checks) {
     Json findings = Json::array();
-    for (const BudgetFinding& f : c.findings) findings.push_back(f.json);
+    for (const BudgetFinding& f : c.findings) findings.push_back(finding_json(f));
     failures += c.failures();
     programs.push_back({{"name", c.name},
                         {"file", c.file},
