@@ -2,29 +2,18 @@
 //                  [--max-host-buffer SIZE] [--rtol R] [--atol A] [--json]
 // A bundled program (.bpte) without --input runs its test sets (harness/services/bundled_tests.h).
 #include <harness/commands/commands.h>
-#include <harness/engine/data_files.h>
-#include <harness/engine/device_environment.h>
-#include <harness/engine/engine.h>
-#include <harness/engine/run_report.h>
+#include <harness/engine/program_image.h>
 #include <harness/options/command_options.h>
 #include <harness/options/memory_ceiling_options.h>
+#include <harness/options/planner_command_args.h>
 #include <harness/output/bundled_report_text.h>
+#include <harness/output/json_reports.h>
+#include <harness/output/run_output.h>
 #include <harness/services/bundled_tests.h>
 #include <harness/services/isolated_command.h>
-#include <harness/services/memory_ceilings.h>
-#include <harness/services/output_summary.h>
 #include <harness/services/run.h>
-#include <harness/values/tensor_values.h>
 
-#include <harness/json/json.h>
-#include <harness/output/json_document.h>
-#include <harness/output/json_reports.h>
-#include <mocks/simulated_device_backend.h>
-#include <mocks/tracking_device_allocator.h>
-#include <runtime_ext/module/module.h>
-#include <cstdio>
 #include <iostream>
-#include <sstream>
 
 namespace devplan::harness {
 namespace {
@@ -75,42 +64,6 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
   return app;
 }
 
-std::string list_text(const std::vector<std::string>& items) {
-  std::string text;
-  for (size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + items[i];
-  return text;
-}
-
-// "output 0: float32[2, 2] on cpu:0 = [1, 2, 3, 4]", element by element (a full print of a huge
-// output holds no text of all of it), or the summary of a large one.
-void print_output(std::ostream& out, const OutputValues& o, bool full) {
-  out << "output " << o.index << ": ";
-  if (o.tag != ValueTag::Tensor) {
-    out << value_tag_name(o.tag) << " = [" << list_text(o.values) << "]\n";
-    return;
-  }
-  out << scalar_type_name(o.dtype) << "[";
-  for (size_t i = 0; i < o.sizes.size(); ++i) out << (i ? ", " : "") << o.sizes[i];
-  out << "] on " << o.device.to_string();
-  if (summarized(o, full)) {
-    const OutputSummary s = summarize_output(o);
-    out << ": " << s.elements << " elements, first [" << list_text(s.first) << "], last ["
-        << list_text(s.last) << "], min " << (s.min.empty() ? "-" : s.min) << ", max "
-        << (s.max.empty() ? "-" : s.max) << ", mean " << format_number(s.mean);
-    if (is_floating_dtype(o.dtype)) out << ", " << s.nan << " NaN, " << s.inf << " Inf";
-    out << ", fnv1a64 " << checksum_text(s.fnv1a64) << " (--full prints every element)\n";
-    return;
-  }
-  out << " = [";
-  const size_t n = o.bytes.size() / element_size(o.dtype);
-  for (size_t i = 0; i < n; ++i) out << (i ? ", " : "") << element_text(o.bytes, i, o.dtype);
-  out << "]\n";
-}
-
-}  // namespace
-
-namespace {
-
 // `run` on a bundled program: every test case of its test sets (of --method's only, when given).
 int run_test_sets(const RunCommandLine& c, const BundledProgram& bundle, const CLI::App& app,
                   std::ostream& out, std::ostream& err) {
@@ -125,25 +78,7 @@ int run_test_sets(const RunCommandLine& c, const BundledProgram& bundle, const C
   const bool failed = report->passed() != report->cases.size();
   const bool findings = !report->leak_lines.empty() || !report->misuse_lines.empty();
   if (c.json) {
-    Json doc = json_document();
-    doc["runtime"] = runtime_name(c.runtime);
-    doc["rtol"] = c.tolerances.rtol;
-    doc["atol"] = c.tolerances.atol;
-    Json cases = Json::array();
-    for (const TestCaseOutcome& t : report->cases) {
-      Json j = {{"method", t.method},
-                {"test_case", t.index},
-                {"passed", t.passed},
-                {"max_difference", t.max_difference}};
-      if (!t.passed) j["message"] = t.message;
-      cases.push_back(std::move(j));
-    }
-    doc["test_cases"] = std::move(cases);
-    doc["passed"] = report->passed();
-    doc["failed"] = report->cases.size() - report->passed();
-    doc["leaks"] = report->leak_lines;
-    doc["misuse"] = report->misuse_lines;
-    out << write_json(doc) << "\n";
+    out << bundled_tests_json(*report, c.runtime, c.tolerances) << "\n";
   } else {
     write_bundled_report_text(*report, c.tolerances, out);
   }
@@ -163,22 +98,13 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
                                          c.runtime, c.ceilings, c.data);
   if (!report.ok()) {
     if (usage_error) return cli::usage_error(app, report.error().message(), err);
-    if (json) {
-      out << error_json(report.error()) << "\n";
-    } else {
-      err << "devplan run: " << report.error().to_string() << "\n";
-    }
-    return cli::kExitError;
+    return fail_command(report.error(), "run", json, out, err);
   }
   const bool findings = !report->leak_lines.empty() || !report->misuse_lines.empty();
   if (json) {
     out << run_json(*report, c.full) << "\n";
   } else {
-    if (!report->device_map.empty()) out << "device map: " << report->device_map << "\n";
-    out << "method " << report->method << ": " << report->outputs.size() << " outputs\n";
-    for (const OutputValues& o : report->outputs) print_output(out, o, c.full);
-    for (const std::string& line : report->leak_lines) out << "LEAK " << line << "\n";
-    for (const std::string& line : report->misuse_lines) out << "MISUSE " << line << "\n";
+    print_run_text(out, *report, c.full);
   }
   return findings ? cli::kExitFinding : cli::kExitOk;
 }

@@ -8,6 +8,7 @@
 
 #include <harness/engine/run_report.h>
 #include <harness/json/json.h>
+#include <harness/services/check.h>
 #include <harness/services/program_summary.h>
 #include <harness/services/replan.h>
 #include <harness/services/simulation.h>
@@ -50,11 +51,8 @@ std::string run_json(const RunReport& report, bool full = false);
 //  "bytes": [[a_begin, a_end], [b_begin, b_end]], "instructions": [first, last]}]}]}
 // `optimums`, per method and buffer (or empty): the exact planner's optimum or bounds, as
 // "optimum" {best, proven_bound, optimal, steps} on each buffer.
-// `check --data`: the data files and, per method, where each external tensor's data is.
-struct CheckedData {
-  std::shared_ptr<const DataFiles> files;
-  std::vector<MethodSummary> methods;  // summarize_program(program, files), in method order
-};
+// `data` (check --data, services/check.h): the data files and where each external tensor's
+// data is.
 // `overlap_probes` (check --probe): per method, per overlap, the "probe" object of each overlap.
 std::string check_json(const std::string& file, const std::vector<MethodCheck>& checks,
                        const std::vector<std::vector<BufferOptimum>>& optimums = {},

@@ -25,6 +25,39 @@ std::string with_tolerance(std::string change, const std::string& tolerance) {
   return change + "; tolerance " + tolerance + ")";
 }
 
+// Builds a FindingDetail: Detail("buffer.size").index(1).device(d).change(48, 64).
+class Detail {
+ public:
+  explicit Detail(const char* what) { d_.what = what; }
+  Detail& index(uint64_t i) {
+    d_.index = i;
+    return *this;
+  }
+  Detail& runtime(const std::string& engine) {
+    d_.runtime = engine;
+    return *this;
+  }
+  Detail& device(const Device& device) {
+    d_.device = device.to_string();
+    return *this;
+  }
+  Detail& old_value(FindingValue v) {
+    d_.old_value = std::move(v);
+    return *this;
+  }
+  Detail& new_value(FindingValue v) {
+    d_.new_value = std::move(v);
+    return *this;
+  }
+  Detail& change(FindingValue before, FindingValue now) {
+    return old_value(std::move(before)).new_value(std::move(now));
+  }
+  FindingDetail done() const { return d_; }
+
+ private:
+  FindingDetail d_;
+};
+
 class BudgetComparer {
  public:
   BudgetComparer(const std::string& program, const BudgetTolerances& tolerances,
@@ -49,46 +82,41 @@ class BudgetComparer {
     add(FindingKind::Grew,
         "is a new method, not in the budget (" + std::to_string(n) +
             (n == 1 ? " planned buffer, " : " planned buffers, ") + format_bytes(bytes) + ")",
-        {{"what", "method.added"}, {"old", nullptr}, {"new", bytes}});
+        Detail("method.added").change(nullptr, bytes));
   }
 
   void removed_method(const std::string& name) {
     method_ = name;
     add(FindingKind::Shrank, "was removed (the budget has it)",
-        {{"what", "method.removed"}, {"old", nullptr}, {"new", nullptr}});
+        Detail("method.removed").change(nullptr, nullptr));
   }
 
  private:
-  // One finding; `json` gets kind, method and text around what the caller put in.
-  void add(FindingKind kind, const std::string& what_changed, Json json) {
+  // One finding.
+  void add(FindingKind kind, const std::string& what_changed, const Detail& detail) {
     BudgetFinding f;
     f.kind = kind;
     f.method = method_;
     f.text = program_ + (method_.empty() ? "" : " " + method_) + ": " + what_changed;
-    f.json = {{"kind", finding_kind_name(kind)},
-              {"method", method_.empty() ? Json(nullptr) : Json(method_)}};
-    for (auto& [key, value] : json.items()) f.json[key] = value;
-    f.json["text"] = f.text;
+    f.detail = detail.done();
     findings_->push_back(std::move(f));
   }
 
   // A figure that may grow by `pct` percent: bytes when `bytes`, else a count.
-  void figure(const std::string& label, Json json, uint64_t before, uint64_t now, double pct,
+  void figure(const std::string& label, Detail detail, uint64_t before, uint64_t now, double pct,
               bool bytes) {
     if (before == now) return;
     const std::string change =
         bytes ? byte_change_text(before, now) : count_change_text(before, now);
-    json["old"] = before;
-    json["new"] = now;
+    detail.change(before, now);
     if (now < before) {
-      add(FindingKind::Shrank, label + " shrank " + change, std::move(json));
+      add(FindingKind::Shrank, label + " shrank " + change, detail);
     } else if (grows_beyond(before, now, pct)) {
       add(FindingKind::Grew, label + " grew " + with_tolerance(change, tolerance_text(pct)),
-          std::move(json));
+          detail);
     } else {
       add(FindingKind::Within,
-          label + " grew " + change + ", within the " + tolerance_text(pct) + " tolerance",
-          std::move(json));
+          label + " grew " + change + ", within the " + tolerance_text(pct) + " tolerance", detail);
     }
   }
 
@@ -100,22 +128,17 @@ class BudgetComparer {
         add(FindingKind::Shrank,
             name + " (" + before[i].device.to_string() + ", " + format_bytes(before[i].size) +
                 ") was removed",
-            {{"what", "buffer.removed"},
-             {"index", i},
-             {"device", before[i].device.to_string()},
-             {"old", before[i].size},
-             {"new", nullptr}});
+            Detail("buffer.removed")
+                .index(i)
+                .device(before[i].device)
+                .change(before[i].size, nullptr));
         continue;
       }
       if (i >= before.size()) {
         // A new empty buffer takes no memory: noted, not a failure.
         add(now[i].size > 0 ? FindingKind::Grew : FindingKind::Note,
             name + " (" + now[i].device.to_string() + ") is new: " + format_bytes(now[i].size),
-            {{"what", "buffer.added"},
-             {"index", i},
-             {"device", now[i].device.to_string()},
-             {"old", nullptr},
-             {"new", now[i].size}});
+            Detail("buffer.added").index(i).device(now[i].device).change(nullptr, now[i].size));
         continue;
       }
       if (before[i].device != now[i].device) {
@@ -126,15 +149,14 @@ class BudgetComparer {
                      ? format_bytes(now[i].size)
                      : format_bytes(before[i].size) + " -> " + format_bytes(now[i].size)) +
                 ")",
-            {{"what", "buffer.device"},
-             {"index", i},
-             {"old", before[i].device.to_string()},
-             {"new", now[i].device.to_string()}});
+            Detail("buffer.device")
+                .index(i)
+                .change(before[i].device.to_string(), now[i].device.to_string()));
         continue;
       }
       figure(name + " (" + now[i].device.to_string() + ")",
-             {{"what", "buffer.size"}, {"index", i}, {"device", now[i].device.to_string()}},
-             before[i].size, now[i].size, tolerances_.bytes_pct, true);
+             Detail("buffer.size").index(i).device(now[i].device), before[i].size, now[i].size,
+             tolerances_.bytes_pct, true);
     }
   }
 
@@ -143,15 +165,14 @@ class BudgetComparer {
     for (const Device& d : devices_of(before, now)) {
       auto a = before.find(d);
       auto b = now.find(d);
-      figure(label + d.to_string(), {{"what", what}, {"device", d.to_string()}},
-             a == before.end() ? 0 : a->second, b == now.end() ? 0 : b->second,
-             tolerances_.bytes_pct, true);
+      figure(label + d.to_string(), Detail(what).device(d), a == before.end() ? 0 : a->second,
+             b == now.end() ? 0 : b->second, tolerances_.bytes_pct, true);
     }
   }
 
   void plan_ratio(double before, double now) {
     if (before == now) return;
-    Json json = {{"what", "plan_ratio"}, {"old", before}, {"new", now}};
+    Detail detail = Detail("plan_ratio").change(before, now);
     char pct[48];
     std::snprintf(pct, sizeof(pct), "%+.2f%%", before > 0 ? 100.0 * (now / before - 1.0) : 0.0);
     const std::string change = ratio_text(before) + " -> " + ratio_text(now) + " (" + pct;
@@ -159,16 +180,16 @@ class BudgetComparer {
     // Both ratios are rounded to 4 decimals; half a unit of the last one is not growth.
     const double allowed = before * (1.0 + tolerances_.bytes_pct / 100.0) + 0.00005;
     if (now < before) {
-      add(FindingKind::Shrank, label + " shrank " + change + ")", std::move(json));
+      add(FindingKind::Shrank, label + " shrank " + change + ")", detail);
     } else if (now > allowed) {
       add(FindingKind::Grew,
           label + " grew " + change + "; tolerance " + tolerance_text(tolerances_.bytes_pct) + ")",
-          std::move(json));
+          detail);
     } else {
       add(FindingKind::Within,
           label + " grew " + change + "), within the " + tolerance_text(tolerances_.bytes_pct) +
               " tolerance",
-          std::move(json));
+          detail);
     }
   }
 
@@ -180,7 +201,7 @@ class BudgetComparer {
         add(FindingKind::Note,
             engine + " load: recorded in the budget, but this build has no " + engine +
                 " engine; not checked",
-            {{"what", "load.engine"}, {"runtime", engine}, {"old", true}, {"new", false}});
+            Detail("load.engine").runtime(engine).change(true, false));
         continue;
       }
       load(engine, recorded, it->second);
@@ -189,7 +210,7 @@ class BudgetComparer {
       if (before.count(engine) > 0) continue;
       add(FindingKind::Note,
           engine + " load: not in the budget (recorded by a build without it); not checked",
-          {{"what", "load.engine"}, {"runtime", engine}, {"old", false}, {"new", true}});
+          Detail("load.engine").runtime(engine).change(false, true));
     }
   }
 
@@ -198,16 +219,18 @@ class BudgetComparer {
       add(FindingKind::Note,
           engine + " load: with placeholders for " + join(now.placeholders, ", ") +
               " (they cannot run here; the figures are the load's)",
-          {{"what", "load.placeholders"}, {"runtime", engine}, {"new", now.placeholders}});
+          Detail("load.placeholders").runtime(engine).new_value(now.placeholders));
     }
     if (before.loaded && !now.loaded) {
       add(FindingKind::Grew, engine + " load failed (it loaded when recorded): " + now.error,
-          {{"what", "load.status"}, {"runtime", engine}, {"old", "loaded"}, {"new", now.error}});
+          Detail("load.status").runtime(engine).change(std::string("loaded"), now.error));
       return;
     }
     if (!before.loaded && now.loaded) {
       add(FindingKind::Shrank, engine + " load now succeeds (it failed when recorded)",
-          {{"what", "load.status"}, {"runtime", engine}, {"old", "failed"}, {"new", "loaded"}});
+          Detail("load.status")
+              .runtime(engine)
+              .change(std::string("failed"), std::string("loaded")));
     }
     for (const Device& d : devices_of(before.allocations, now.allocations)) {
       auto a = before.allocations.find(d);
@@ -215,11 +238,9 @@ class BudgetComparer {
       const DeviceLoad x = a == before.allocations.end() ? DeviceLoad{} : a->second;
       const DeviceLoad y = b == now.allocations.end() ? DeviceLoad{} : b->second;
       const std::string where = engine + " load on " + d.to_string() + ": ";
-      figure(where + "allocations",
-             {{"what", "load.allocations"}, {"runtime", engine}, {"device", d.to_string()}},
+      figure(where + "allocations", Detail("load.allocations").runtime(engine).device(d),
              x.allocations, y.allocations, tolerances_.allocations_pct, false);
-      figure(where + "bytes allocated",
-             {{"what", "load.bytes"}, {"runtime", engine}, {"device", d.to_string()}}, x.bytes,
+      figure(where + "bytes allocated", Detail("load.bytes").runtime(engine).device(d), x.bytes,
              y.bytes, tolerances_.bytes_pct, true);
     }
     // A probe finding not recorded fails, whatever the tolerances; one recorded and gone is
@@ -228,20 +249,20 @@ class BudgetComparer {
       if (std::find(before.probe_findings.begin(), before.probe_findings.end(), line) ==
           before.probe_findings.end()) {
         add(FindingKind::Grew, engine + " probe: " + line + " (not in the budget)",
-            {{"what", "probe"}, {"runtime", engine}, {"new", line}});
+            Detail("probe").runtime(engine).new_value(line));
       }
     }
     for (const std::string& line : before.probe_findings) {
       if (std::find(now.probe_findings.begin(), now.probe_findings.end(), line) ==
           now.probe_findings.end()) {
         add(FindingKind::Shrank, engine + " probe: no longer finds " + line,
-            {{"what", "probe"}, {"runtime", engine}, {"old", line}});
+            Detail("probe").runtime(engine).old_value(line));
       }
     }
     // Any leak or misuse more than recorded is a failure, whatever the tolerances.
-    figure(engine + " load: leaks", {{"what", "load.leaks"}, {"runtime", engine}}, before.leaks,
-           now.leaks, 0, false);
-    figure(engine + " load: misuse", {{"what", "load.misuse"}, {"runtime", engine}}, before.misuse,
+    figure(engine + " load: leaks", Detail("load.leaks").runtime(engine), before.leaks, now.leaks,
+           0, false);
+    figure(engine + " load: misuse", Detail("load.misuse").runtime(engine), before.misuse,
            now.misuse, 0, false);
   }
 

@@ -13,10 +13,13 @@
 // loaded, a buffer that moved to another device and a method the budget does not have.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
-#include <harness/json/json.h>
 #include <harness/services/budget_file.h>
 
 namespace devplan::harness {
@@ -24,11 +27,27 @@ namespace devplan::harness {
 enum class FindingKind { Grew, Within, Shrank, Note };
 const char* finding_kind_name(FindingKind kind);  // "grew", "within", "shrank", "note"
 
+// A figure's value before or after the change: not given (monostate), none (nullptr), a flag, a
+// count or byte size, a ratio, a text (a device, an error) or a list (placeholders).
+using FindingValue = std::variant<std::monostate, std::nullptr_t, bool, uint64_t, double,
+                                  std::string, std::vector<std::string>>;
+
+// What a finding is about, as the JSON report names it (output/budget_output.h): "what"
+// ("buffer.size", "load.bytes", ...), then the members that apply, in this order.
+struct FindingDetail {
+  std::string what;
+  std::optional<uint64_t> index;  // a buffer's
+  std::string runtime;            // an engine's name; "" when none
+  std::string device;             // "" when none
+  FindingValue old_value;         // as recorded
+  FindingValue new_value;         // as measured now
+};
+
 struct BudgetFinding {
   FindingKind kind = FindingKind::Note;
   std::string method;  // empty for the program as a whole
   std::string text;    // "<program> <method>: <what changed>"
-  Json json;           // {"kind", "method", "what", ..., "old", "new", "text"}
+  FindingDetail detail;
 };
 
 struct BudgetTolerances {

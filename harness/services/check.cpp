@@ -1,5 +1,6 @@
 #include <harness/services/check.h>
 
+#include <harness/engine/data_files.h>
 #include <harness/engine/program_image.h>
 #include <runtime_ext/program/program.h>
 
@@ -30,6 +31,27 @@ Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
     checks.push_back(check_method_plan(*plan));
   }
   return checks;
+}
+
+Result<CheckedData> checked_data(const std::string& file, const std::vector<std::string>& paths) {
+  CheckedData data;
+  if (paths.empty()) return data;
+  DEVPLAN_ASSIGN_OR_RETURN(std::shared_ptr<const DataFiles> files, map_data_files(paths));
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
+  DEVPLAN_ASSIGN_OR_RETURN(data.methods, summarize_program(program, files.get()));
+  data.files = std::move(files);
+  return data;
+}
+
+Result<ProbeReport> probe_overlaps(const std::string& file, const std::vector<std::string>& data,
+                                   RuntimeKind runtime) {
+  DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
+  ProbeOptions options;
+  options.data = data;
+  options.runtime = runtime;
+  options.confirm_overlaps = true;
+  bool usage_error = false;
+  return probe_program(image, options, &usage_error);
 }
 
 }  // namespace devplan::harness
