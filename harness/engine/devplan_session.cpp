@@ -108,10 +108,12 @@ class DevplanSession final : public EngineSession {
   RuntimeKind runtime() const override { return RuntimeKind::Devplan; }
   const std::vector<std::string>& method_names() const override { return names_; }
   Error load_method(const std::string& name) override {
+    missing_ = MissingCapability();
     DEVPLAN_RETURN_IF_ERROR(module_.load_method(name));
     return finish_load(name, std::nullopt);
   }
   Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) override {
+    missing_ = MissingCapability();
     DEVPLAN_ASSIGN_OR_RETURN(HierarchicalAllocator planned,
                              HierarchicalAllocator::create(memory.buffers, memory.devices));
     auto owned = std::make_unique<HierarchicalAllocator>(std::move(planned));
@@ -138,6 +140,8 @@ class DevplanSession final : public EngineSession {
     return e;
   }
 
+  const MissingCapability& missing_capability() const override { return missing_; }
+
   std::vector<std::string> stand_ins(const std::string& name) override {
     Result<Method*> method = module_.method(name);
     return method.ok() ? (*method)->missing() : std::vector<std::string>();
@@ -163,10 +167,20 @@ class DevplanSession final : public EngineSession {
                                             const std::vector<std::string>& inputs,
                                             bool* usage_error) override {
     *usage_error = false;
+    missing_ = MissingCapability();
     if (!module_.is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(load_method(name));
     DEVPLAN_ASSIGN_OR_RETURN(Method * method, module_.method(name));
     DEVPLAN_RETURN_IF_ERROR(set_inputs(*method, inputs, caller_inputs_[name], usage_error));
-    DEVPLAN_RETURN_IF_ERROR(method->execute());
+    Error executed = method->execute();
+    if (!executed.ok()) {
+      // The method names what it lacks (it refuses to run any of it then): recorded apart.
+      missing_.kernels = method->missing_kernels();
+      missing_.backends = method->missing_backends();
+      if (missing_.empty() && executed.code() == ErrorCode::OperatorMissing) {
+        missing_.unnamed = executed.message();
+      }
+      return executed;
+    }
     std::vector<OutputValues> outputs;
     for (size_t i = 0; i < method->num_outputs(); ++i) {
       DEVPLAN_ASSIGN_OR_RETURN(OutputValues o, read_output(*method, i));
@@ -220,6 +234,7 @@ class DevplanSession final : public EngineSession {
   std::map<std::string, std::unique_ptr<HierarchicalAllocator>> supplied_;
   mutable Module module_;
   std::vector<std::string> names_;
+  MissingCapability missing_;  // the last load_method's or execute's
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <harness/engine/device_environment.h>
+#include <harness/engine/missing_capability.h>
 #include <harness/engine/program_image.h>
 #include <harness/engine/run_report.h>
 #include <harness/engine/runtime_kind.h>
@@ -95,6 +96,10 @@ class EngineSession {
   virtual Result<std::vector<OutputValues>> execute(const std::string& name,
                                                     const std::vector<std::string>& inputs,
                                                     bool* usage_error) = 0;
+  // What the last load_method or execute lacked when it failed for want of a kernel or a
+  // backend (each engine records it where it learns it); empty after one that succeeded or
+  // failed otherwise.
+  virtual const MissingCapability& missing_capability() const = 0;
 };
 
 // Opens `program` (read in place: a mapped file is never copied) in the engine `kind` with

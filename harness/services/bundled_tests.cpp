@@ -135,7 +135,7 @@ TestCaseOutcome run_case(const std::string& file, const std::string& method,
   }
   bool usage_error = false;
   Result<RunReport> run = run_program(file, method, inputs, &usage_error, options.device,
-                                      options.runtime, options.ceilings);
+                                      options.runtime, options.ceilings, {}, &outcome.missing);
   if (!run.ok()) {
     outcome.error = run.error();
     outcome.message = run.error().to_string();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <harness/engine/device_environment.h>
+#include <harness/engine/missing_capability.h>
 #include <harness/engine/runtime_kind.h>
 #include <harness/services/memory_ceilings.h>
 #include <runtime_ext/program/bundled_program.h>
@@ -43,6 +44,7 @@ struct TestCaseOutcome {
   std::string message;
   double max_difference = 0;  // largest |actual - expected| over floating-point elements
   Error error;                // the run's error when the case did not run, else Ok
+  MissingCapability missing;  // what the engine lacked when the case could not run for want of it
 };
 
 struct BundledTestReport {

@@ -8,7 +8,6 @@
 #include <harness/engine/child_process.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
-#include <harness/engine/missing_capability.h>
 #include <harness/json/json.h>
 #include <harness/services/plan_variants.h>
 #include <harness/services/poisoned_memory.h>
@@ -40,15 +39,23 @@ Result<Subject> open_subject(const ProgramImage& image, const ProbeOptions& opti
 }
 
 // Loads `method` over memory filled with `pattern`, executes it once and unloads it.
+// With `missing`, a load or execution that fails for want of a kernel or backend sets it to what
+// the engine lacks.
 Result<Outputs> execute_once(Subject& subject, DeviceEnvironment& env, const std::string& method,
-                             uint8_t pattern, const ProbeOptions& options, bool* usage_error) {
+                             uint8_t pattern, const ProbeOptions& options, bool* usage_error,
+                             MissingCapability* missing = nullptr) {
   EngineSession& session = *subject.session;
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<PoisonedMemory> memory,
                            PoisonedMemory::allocate(env, session.buffers(method), method, pattern,
                                                     options.max_host_bytes, subject.zeros[method]));
-  DEVPLAN_RETURN_IF_ERROR(session.load_method(method, memory->supplied));
+  const Error loaded = session.load_method(method, memory->supplied);
+  if (!loaded.ok()) {
+    if (missing != nullptr) *missing = session.missing_capability();
+    return loaded;
+  }
   env.start_execution();
   Result<Outputs> outputs = session.execute(method, options.inputs, usage_error);
+  if (!outputs.ok() && missing != nullptr) *missing = session.missing_capability();
   const Error unloaded = session.unload_method(method);
   if (!outputs.ok()) return outputs.error();
   if (!unloaded.ok()) return unloaded;
@@ -340,9 +347,11 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
       }
       std::vector<Outputs> runs;  // planned A, planned B, planned A again, no-reuse A, B
       Error failed;
+      MissingCapability lacking;  // what the engine lacked, when that is why `failed`
       const auto run = [&](Subject& subject, uint8_t pattern) {
         if (!failed.ok()) return;
-        Result<Outputs> o = execute_once(subject, *env, name, pattern, options, usage_error);
+        Result<Outputs> o =
+            execute_once(subject, *env, name, pattern, options, usage_error, &lacking);
         if (!o.ok()) {
           failed = o.error();
           return;
@@ -357,7 +366,7 @@ Result<ProbeReport> probe_program(const ProgramImage& original, const ProbeOptio
       run(unshared ? *unshared : planned, kPatternB);
       if (*usage_error) return failed;
       if (!failed.ok()) {
-        m.not_probed = missing_capability(failed);
+        m.not_probed = lacking.text();
         if (failed.code() == ErrorCode::MemoryAllocationFailed) {
           m.not_probed =
               "its planned memory cannot be allocated for execution: " + failed.message();

@@ -11,8 +11,10 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
                               const std::vector<std::string>& inputs, bool* usage_error,
                               const DeviceSetup& device, RuntimeKind runtime,
                               const MemoryCeilings& ceilings,
-                              const std::vector<std::string>& data_paths) {
+                              const std::vector<std::string>& data_paths,
+                              MissingCapability* missing) {
   *usage_error = false;
+  if (missing != nullptr) *missing = MissingCapability();
   DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
                            DeviceEnvironment::create(device));
@@ -37,8 +39,13 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
       *usage_error = true;
       return Error(ErrorCode::NotFound, "the program has no method '" + report.method + "'");
     }
-    DEVPLAN_ASSIGN_OR_RETURN(report.outputs,
-                             (*session)->execute(report.method, inputs, usage_error));
+    Result<std::vector<OutputValues>> outputs =
+        (*session)->execute(report.method, inputs, usage_error);
+    if (!outputs.ok()) {
+      if (missing != nullptr) *missing = (*session)->missing_capability();
+      return outputs.error();
+    }
+    report.outputs = std::move(outputs).value();
   }  // unload and destroy: every device allocation must be freed now
   report.leak_lines = env->leak_lines();
   report.misuse_lines = env->misuse_lines();

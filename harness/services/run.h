@@ -14,12 +14,15 @@ namespace devplan::harness {
 
 // Executes `method` (the first method when empty) of the program in `file` on `device`'s devices
 // with `inputs` (see `devplan run --input`; missing inputs are ones). `usage_error` is
-// set when the failure is the caller's (an unknown method, bad input text).
+// set when the failure is the caller's (an unknown method, bad input text). With `missing`, a
+// method the engine cannot load or execute for want of a kernel or backend sets it to what the
+// engine lacks (the engine's MissingCapability); it is left empty otherwise.
 Result<RunReport> run_program(const std::string& file, const std::string& method,
                               const std::vector<std::string>& inputs, bool* usage_error,
                               const DeviceSetup& device = DeviceSetup(),
                               RuntimeKind runtime = RuntimeKind::Devplan,
                               const MemoryCeilings& ceilings = MemoryCeilings(),
-                              const std::vector<std::string>& data_paths = {});
+                              const std::vector<std::string>& data_paths = {},
+                              MissingCapability* missing = nullptr);
 
 }  // namespace devplan::harness

@@ -80,6 +80,10 @@ class Method {
   Error execute();
   // What execute would name: "kernel aten::sin.out", "backend CoreMLBackend", each once.
   std::vector<std::string> missing() const;
+  // The same names apart, each once, in the order of their first instructions: the operators
+  // without a kernel ("aten::sin.out") and the delegates' backends not registered.
+  std::vector<std::string> missing_kernels() const;
+  std::vector<std::string> missing_backends() const;
 
   // Output `i` as a value (a device output holds a device pointer).
   Result<const EValue*> get_output(size_t i) const;

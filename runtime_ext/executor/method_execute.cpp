@@ -141,6 +141,26 @@ std::vector<std::string> Method::missing() const {
   return names;
 }
 
+std::vector<std::string> Method::missing_kernels() const {
+  std::vector<std::string> names;
+  for (const Missing& m : missing_steps()) {
+    if (!m.backend && std::find(names.begin(), names.end(), m.name) == names.end()) {
+      names.push_back(m.name);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> Method::missing_backends() const {
+  std::vector<std::string> names;
+  for (const Missing& m : missing_steps()) {
+    if (m.backend && std::find(names.begin(), names.end(), m.name) == names.end()) {
+      names.push_back(m.name);
+    }
+  }
+  return names;
+}
+
 Error Method::check_runnable() const {
   // As ExecuTorch refuses to load such a method: nothing runs, and every missing operator and
   // backend is named once, at its first instruction.

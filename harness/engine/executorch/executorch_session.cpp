@@ -5,23 +5,20 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <utility>
-
 #include <executorch_testing/executorch_compat.h>
 #include <harness/engine/caller_memory.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/executorch/executorch_bridge.h>
+#include <harness/engine/executorch/executorch_errors.h>
 #include <harness/engine/executorch/executorch_hooks.h>
+#include <harness/engine/executorch/executorch_memory_file.h>
+#include <harness/engine/executorch/executorch_values.h>
 #include <harness/engine/raw_program.h>
 #include <harness/values/tensor_values.h>
 
@@ -31,83 +28,10 @@ namespace et = ::executorch::runtime;
 namespace bridge = executorch_bridge;
 using ::executorch::extension::BufferDataLoader;
 using ::executorch::extension::module::Module;
-
-// A devplan Error for ExecuTorch's `e`, with what was being done and ExecuTorch's error lines.
-// "ExecuTorch: load_method('forward') failed: <its log lines>". A missing operator is named
-// first, each once, as devplan's engine names it ("operator X has no kernel"), then the log.
-Error from_et(et::Error e, const std::string& what) {
-  std::string message = "ExecuTorch: " + what + " failed";
-  const std::string log = bridge::take_error_log();
-  std::vector<std::string> missing;
-  const std::string marker = "Missing operator: [";
-  for (size_t at = log.find(marker); at != std::string::npos; at = log.find(marker, at + 1)) {
-    const size_t name = log.find("] ", at);
-    if (name == std::string::npos) break;
-    const size_t end = log.find(';', name);
-    std::string op = log.substr(name + 2, end == std::string::npos ? end : end - name - 2);
-    if (std::find(missing.begin(), missing.end(), op) == missing.end()) missing.push_back(op);
-  }
-  for (size_t i = 0; i < missing.size(); ++i) {
-    message += (i == 0 ? ": " : "; ") + ("operator " + missing[i] + " has no kernel");
-  }
-  if (!log.empty()) message += (missing.empty() ? ": " : "; ExecuTorch's log: ") + log;
-  return Error(static_cast<ErrorCode>(static_cast<uint32_t>(e)), message);
-}
-
-Device from_et(const et::etensor::Device& d) {
-  // The file's device type values, whatever ExecuTorch read (an unknown one stays unknown).
-  return Device{static_cast<DeviceType>(d.type()), static_cast<DeviceIndex>(d.index())};
-}
-
-et::etensor::DeviceType to_et_device_type(const Device& d) {
-  return static_cast<et::etensor::DeviceType>(d.type);
-}
-
-// An anonymous in-memory file holding `bytes`, open read-only through /proc/self/fd/N, for APIs
-// that take a path; the descriptor closes with the object.
-class MemoryFile {
- public:
-  static Result<MemoryFile> create(Span<const uint8_t> bytes) {
-    MemoryFile f;
-    f.fd_ = ::memfd_create("devplan-program", MFD_CLOEXEC);
-    if (f.fd_ < 0) {
-      return Error(ErrorCode::AccessFailed,
-                   std::string("cannot create an in-memory file: ") + std::strerror(errno));
-    }
-    for (size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::write(f.fd_, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        return Error(ErrorCode::AccessFailed,
-                     std::string("cannot write an in-memory file: ") + std::strerror(errno));
-      }
-      done += static_cast<size_t>(n);
-    }
-    return f;
-  }
-  MemoryFile(MemoryFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  MemoryFile& operator=(MemoryFile&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  ~MemoryFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
-
- private:
-  MemoryFile() = default;
-  int fd_ = -1;
-};
-
-// Host storage for one input tensor of ExecuTorch's kind.
-struct InputTensor {
-  std::vector<uint8_t> bytes;
-  std::vector<::executorch::aten::SizesType> sizes;
-  std::vector<::executorch::aten::DimOrderType> dim_order;
-  std::vector<::executorch::aten::StridesType> strides;
-  std::unique_ptr<::executorch::aten::TensorImpl> impl;
-};
+using executorch_engine::from_et;
+using executorch_engine::InputTensor;
+using executorch_engine::MemoryFile;
+using executorch_engine::to_et_device_type;
 
 class ExecutorchSession final : public EngineSession {
  public:
@@ -170,6 +94,19 @@ class ExecutorchSession final : public EngineSession {
   const std::vector<std::string>& method_names() const override { return names_; }
 
   Error load_method(const std::string& name) override {
+    missing_ = MissingCapability();
+    return noted(load_planned(name));
+  }
+
+  Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) override {
+    missing_ = MissingCapability();
+    return noted(load_supplied(name, memory));
+  }
+
+  const MissingCapability& missing_capability() const override { return missing_; }
+
+  // Loads `name` over planned memory ExecuTorch allocates (device buffers through the bridge).
+  Error load_planned(const std::string& name) {
     DEVPLAN_ASSIGN_OR_RETURN(std::vector<BufferOutcome> planned, planned_buffers(name));
     std::vector<bridge::ExpectedBuffer> expected;
     for (const BufferOutcome& b : planned) {
@@ -204,14 +141,15 @@ class ExecutorchSession final : public EngineSession {
     }
     buffers_[name] = std::move(planned);
     if (!ok) {
-      const Error err = from_et(e, "load_method('" + name + "')");
+      const Error err = from_et(e, "load_method('" + name + "')", &missing_);
       const std::string data = external_data_problems(name);
       return data.empty() ? err : Error(err.code(), err.message() + "; devplan reads: " + data);
     }
     return Error::success();
   }
 
-  Error load_method(const std::string& name, const SuppliedPlannedMemory& memory) override {
+  // Loads `name` over the caller's planned memory (SuppliedPlannedMemory).
+  Error load_supplied(const std::string& name, const SuppliedPlannedMemory& memory) {
     if (memory.buffers.size() != memory.devices.size()) {
       return Error(ErrorCode::InvalidArgument,
                    "supplied planned memory: " + std::to_string(memory.buffers.size()) +
@@ -229,7 +167,7 @@ class ExecutorchSession final : public EngineSession {
         et::Span<const et::etensor::Device>(supplied->devices.data(), supplied->devices.size()));
     bridge::take_error_log();
     const et::Error e = module_->load_method(name, supplied->allocator.get());
-    if (e != et::Error::Ok) return from_et(e, "load_method('" + name + "')");
+    if (e != et::Error::Ok) return from_et(e, "load_method('" + name + "')", &missing_);
     supplied_[name] = std::move(supplied);
     Error bound = supply_caller_memory(name, memory.caller_output_fill);
     if (!bound.ok()) {
@@ -302,6 +240,25 @@ class ExecutorchSession final : public EngineSession {
   Result<std::vector<OutputValues>> execute(const std::string& name,
                                             const std::vector<std::string>& given,
                                             bool* usage_error) override {
+    missing_ = MissingCapability();
+    Result<std::vector<OutputValues>> outputs = execute_loaded(name, given, usage_error);
+    if (!outputs.ok()) noted(outputs.error());
+    return outputs;
+  }
+
+ private:
+  // A failure of load_method or execute, returned as it is: when it says an operator is missing
+  // and ExecuTorch's log named nothing missing, its message stands for what is.
+  Error noted(Error e) {
+    if (!e.ok() && missing_.empty() && e.code() == ErrorCode::OperatorMissing) {
+      missing_.unnamed = e.message();
+    }
+    return e;
+  }
+
+  Result<std::vector<OutputValues>> execute_loaded(const std::string& name,
+                                                   const std::vector<std::string>& given,
+                                                   bool* usage_error) {
     *usage_error = false;
     if (!module_->is_method_loaded(name)) DEVPLAN_RETURN_IF_ERROR(load_method(name));
     et::Result<et::MethodMeta> meta = module_->method_meta(name);
@@ -342,7 +299,8 @@ class ExecutorchSession final : public EngineSession {
           inputs.emplace_back(::executorch::aten::Tensor(bound->impl.get()));
           continue;
         }
-        DEVPLAN_RETURN_IF_ERROR(make_input(*meta, i, values, &storage[i], usage_error));
+        DEVPLAN_RETURN_IF_ERROR(
+            executorch_engine::make_input(*meta, i, values, &storage[i], usage_error));
         inputs.emplace_back(::executorch::aten::Tensor(storage[i].impl.get()));
       } else {
         *usage_error = true;
@@ -352,10 +310,11 @@ class ExecutorchSession final : public EngineSession {
     }
     bridge::take_error_log();
     et::Result<std::vector<et::EValue>> outputs = module_->execute(name, inputs);
-    if (!outputs.ok()) return from_et(outputs.error(), "execute('" + name + "')");
+    if (!outputs.ok()) return from_et(outputs.error(), "execute('" + name + "')", &missing_);
     std::vector<OutputValues> result;
     for (size_t i = 0; i < outputs->size(); ++i) {
-      DEVPLAN_ASSIGN_OR_RETURN(OutputValues o, read_output((*outputs)[i], i));
+      DEVPLAN_ASSIGN_OR_RETURN(OutputValues o,
+                               executorch_engine::read_output((*outputs)[i], i, *target_));
       result.push_back(std::move(o));
     }
     return result;
@@ -468,76 +427,6 @@ class ExecutorchSession final : public EngineSession {
     return out;
   }
 
-  Error make_input(const et::MethodMeta& meta, size_t i, const std::vector<double>& values,
-                   InputTensor* t, bool* usage_error) {
-    et::Result<et::TensorInfo> info = meta.input_tensor_meta(i);
-    if (!info.ok()) return from_et(info.error(), "input_tensor_meta(" + std::to_string(i) + ")");
-    const auto dtype = static_cast<ScalarType>(static_cast<int8_t>(info->scalar_type()));
-    int64_t numel = 1;
-    for (int32_t s : info->sizes()) {
-      t->sizes.push_back(s);
-      numel *= s;
-    }
-    for (uint8_t d : info->dim_order()) t->dim_order.push_back(d);
-    if (t->dim_order.size() != t->sizes.size()) {
-      t->dim_order.clear();
-      for (size_t d = 0; d < t->sizes.size(); ++d) t->dim_order.push_back(static_cast<uint8_t>(d));
-    }
-    t->strides.assign(t->sizes.size(), 1);
-    int64_t stride = 1;
-    for (size_t k = t->dim_order.size(); k-- > 0;) {
-      const size_t dim = t->dim_order[k];
-      if (dim >= t->sizes.size())
-        return Error(ErrorCode::InvalidProgram, "input " + std::to_string(i) + ": bad dim_order");
-      t->strides[dim] = static_cast<::executorch::aten::StridesType>(stride);
-      stride *= t->sizes[dim];
-    }
-    Result<std::vector<uint8_t>> encoded = encode_values(values, dtype, numel);
-    if (!encoded.ok()) {
-      *usage_error = encoded.code() == ErrorCode::InvalidArgument;
-      return encoded.error().with_context("input " + std::to_string(i));
-    }
-    t->bytes = std::move(encoded).value();
-    t->impl = std::make_unique<::executorch::aten::TensorImpl>(
-        info->scalar_type(), static_cast<ssize_t>(t->sizes.size()), t->sizes.data(),
-        t->bytes.data(), t->dim_order.data(), t->strides.data());
-    return Error::success();
-  }
-
-  Result<OutputValues> read_output(const et::EValue& value, size_t i) const {
-    OutputValues o;
-    o.index = i;
-    if (value.isTensor()) {
-      const ::executorch::aten::Tensor t = value.toTensor();
-      o.tag = ValueTag::Tensor;
-      o.dtype = static_cast<ScalarType>(static_cast<int8_t>(t.scalar_type()));
-      for (ssize_t d = 0; d < t.dim(); ++d) o.sizes.push_back(static_cast<int32_t>(t.size(d)));
-      DEVPLAN_RETURN_IF_ERROR(check_decodable(o.dtype));
-      std::vector<uint8_t>& bytes = o.bytes;
-      bytes.resize(t.nbytes());
-      if (t.device_type() == et::etensor::DeviceType::CPU) {
-        if (!bytes.empty()) std::memcpy(bytes.data(), t.const_data_ptr(), bytes.size());
-        o.device = Device::cpu();
-      } else {
-        o.device = Device{DeviceType::CUDA, static_cast<DeviceIndex>(t.device_index())};
-        if (!bytes.empty()) {
-          DEVPLAN_RETURN_IF_ERROR(target_->copy_device_to_host(bytes.data(), t.const_data_ptr(),
-                                                               bytes.size(), o.device.index));
-        }
-      }
-    } else if (value.isInt()) {
-      o.tag = ValueTag::Int;
-      o.values = {std::to_string(value.toInt())};
-    } else if (value.isDouble()) {
-      o.tag = ValueTag::Double;
-      o.values = {format_number(value.toDouble())};
-    } else if (value.isBool()) {
-      o.tag = ValueTag::Bool;
-      o.values = {value.toBool() ? "true" : "false"};
-    }
-    return o;
-  }
-
   ProgramImage bytes_;  // mapped or owned; ExecuTorch reads it in place
   DeviceAllocator* target_;
   const SimulatedDeviceBackend::DeviceElementwise* on_device_;  // the environment's
@@ -558,6 +447,7 @@ class ExecutorchSession final : public EngineSession {
   std::unique_ptr<MemoryFile> program_file_;     // the program for a Module opened by path
   std::unique_ptr<Module> module_;               // destroyed first (see the destructor)
   std::vector<std::string> names_;
+  MissingCapability missing_;  // the last load_method's or execute's
   std::unordered_map<std::string, std::vector<BufferOutcome>> buffers_;
 };
 

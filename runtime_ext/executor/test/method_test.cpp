@@ -474,6 +474,29 @@ TEST_F(MethodTest, ExecuteNamesEveryMissingKernelAndBackendOnceBeforeRunning) {
                                       "backend AbsentBackend"}));
 }
 
+// The missing kernels and backends apart, as the harness's MissingCapability records them: each
+// name once, in the order of their first instructions (two delegates of one backend name it once).
+TEST_F(MethodTest, MissingKernelsAndBackendsAreNamedApartEachOnce) {
+  MethodBuilder b("forward");
+  uint32_t buf = b.add_buffer(32);
+  int32_t x = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 0);
+  int32_t y = b.add_planned_tensor(TensorSpec::of(ScalarType::Long, {1}), buf, 16);
+  b.add_delegate_call(b.add_delegate("AbsentBackend", {1}), {x, y});
+  b.add_kernel_call("aten::cos", "out", {x, y, y});
+  b.add_kernel_call("aten::sin", "out", {x, y, y});
+  b.add_kernel_call("aten::cos", "out", {y, x, x});
+  b.add_delegate_call(b.add_delegate("OtherBackend", {2}), {x, y});
+  b.add_delegate_call(b.add_delegate("AbsentBackend", {3}), {x, y});
+  b.add_kernel_call("aten::mul", "out", {x, x, y, y});
+  b.set_inputs({x});
+  b.set_outputs({y});
+  MethodPlan plan = b.plan();
+  Result<Method*> m = load(plan);
+  ASSERT_TRUE(m.ok()) << m.error();
+  EXPECT_EQ((*m)->missing_kernels(), (std::vector<std::string>{"aten::cos.out", "aten::sin.out"}));
+  EXPECT_EQ((*m)->missing_backends(), (std::vector<std::string>{"AbsentBackend", "OtherBackend"}));
+}
+
 TEST_F(MethodTest, EndlessJumpStopsAtTheStepLimit) {
   MethodBuilder b("forward");
   int32_t no = b.add_bool(false);
