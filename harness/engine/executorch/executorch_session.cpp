@@ -242,7 +242,7 @@ class ExecutorchSession final : public EngineSession {
                                             bool* usage_error) override {
     missing_ = MissingCapability();
     Result<std::vector<OutputValues>> outputs = execute_loaded(name, given, usage_error);
-    if (!outputs.ok()) noted(outputs.error());
+    if (!outputs.ok()) note_missing(outputs.error());
     return outputs;
   }
 
@@ -250,10 +250,13 @@ class ExecutorchSession final : public EngineSession {
   // A failure of load_method or execute, returned as it is: when it says an operator is missing
   // and ExecuTorch's log named nothing missing, its message stands for what is.
   Error noted(Error e) {
+    note_missing(e);
+    return e;
+  }
+  void note_missing(const Error& e) {
     if (!e.ok() && missing_.empty() && e.code() == ErrorCode::OperatorMissing) {
       missing_.unnamed = e.message();
     }
-    return e;
   }
 
   Result<std::vector<OutputValues>> execute_loaded(const std::string& name,
