@@ -9,6 +9,7 @@
 #include <harness/output/output_file.h>
 #include <harness/output/plan_svg.h>
 #include <harness/output/timeline_svg.h>
+#include <harness/services/report_row_wire.h>
 
 namespace devplan::harness {
 namespace {
@@ -53,29 +54,11 @@ ReportPictures report_pictures(const std::string& out_dir) {
 }
 
 Json report_row_json(const ProgramRow& r) {
-  Json j;
-  j["name"] = r.name;
-  if (!r.error.empty()) j["error"] = r.error;
-  j["methods"] = r.methods;
-  Json devices = Json::object();
-  for (const auto& [device, n] : r.buffers_per_device) devices[device] = n;
-  j["buffers_per_device"] = std::move(devices);
-  j["allocations"] = r.allocations;
-  j["leaks"] = r.leaks;
-  j["misuse"] = r.misuse;
-  j["overlaps"] = r.overlaps;
-  j["methods_run"] = r.methods_run;
-  if (!r.run_error.empty()) j["run_error"] = r.run_error;
+  // The wire's row, with each method not run as the text the report prints.
+  Json j = row_wire_json(r);
   std::vector<std::string> not_run;
   for (const NotRun& n : r.not_run) not_run.push_back(n.text());
   j["not_run"] = not_run;
-  j["write_errors"] = r.write_errors;
-  j["test_cases"] = r.test_cases;
-  j["test_cases_passed"] = r.test_cases_passed;
-  j["test_failures"] = r.test_failures;
-  j["probe"] = r.probe;
-  j["probe_findings"] = r.probe_findings;
-  j["probe_errors"] = r.probe_errors;
   return j;
 }
 

@@ -43,21 +43,23 @@ void move_views(MethodPlan& plan, const MethodPlan& original, const MethodCheck&
   }
 }
 
-// Each method re-planned by `edit` (false: unchanged), written back into the program.
+// Each method re-planned by `edit` (false: unchanged, whatever it did to the plan), written
+// back into the program.
 Result<PlanVariant> rewrite_each_method(
     const ProgramImage& image,
     const std::function<Result<bool>(MethodPlan&, const MethodCheck&, std::string*)>& edit) {
   DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
   PlanVariant variant;
-  std::vector<MethodPlanEdits> edits;
-  for (size_t m = 0; m < program.num_methods(); ++m) {
-    DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* original, program.method_plan_at(m));
-    MethodPlan plan = *original;
-    const MethodCheck check = check_method_plan(plan);
-    DEVPLAN_ASSIGN_OR_RETURN(bool changed, edit(plan, check, &variant.description));
-    edits.push_back(changed ? plan_edits(*original, plan) : MethodPlanEdits());
-    variant.changed = variant.changed || !edits.back().tensor_offsets.empty() ||
-                      !edits.back().buffer_sizes.empty();
+  DEVPLAN_ASSIGN_OR_RETURN(
+      std::vector<MethodPlanEdits> edits,
+      edit_each_method_plan(program, [&](MethodPlan& plan, const MethodCheck& check) -> Error {
+        const MethodPlan original = plan;
+        DEVPLAN_ASSIGN_OR_RETURN(bool changed, edit(plan, check, &variant.description));
+        if (!changed) plan = original;
+        return Error::success();
+      }));
+  for (const MethodPlanEdits& e : edits) {
+    variant.changed = variant.changed || !e.tensor_offsets.empty() || !e.buffer_sizes.empty();
   }
   if (!variant.changed) {
     variant.bytes = image.to_vector();

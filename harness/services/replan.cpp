@@ -140,25 +140,35 @@ Result<BufferOptimum> buffer_optimum(const MethodPlan& plan, const MethodCheck& 
   return out;
 }
 
-Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm,
-                                    int64_t budget_steps) {
-  DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
-  ReplanResult result;
+Result<std::vector<MethodPlanEdits>> edit_each_method_plan(
+    const Program& program, const std::function<Error(MethodPlan&, const MethodCheck&)>& edit) {
   std::vector<MethodPlanEdits> edits;
   for (size_t m = 0; m < program.num_methods(); ++m) {
     DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* original, program.method_plan_at(m));
     MethodPlan plan = *original;
-    const MethodCheck check = check_method_plan(plan);
-    ReplanMethod method;
-    method.name = plan.name;
-    for (size_t b = 0; b < plan.buffer_sizes.size(); ++b) {
-      DEVPLAN_ASSIGN_OR_RETURN(ReplanBuffer buffer,
-                               replan_buffer(plan, check, b, algorithm, budget_steps));
-      method.buffers.push_back(buffer);
-    }
+    DEVPLAN_RETURN_IF_ERROR(edit(plan, check_method_plan(plan)));
     edits.push_back(plan_edits(*original, plan));
-    result.methods.push_back(std::move(method));
   }
+  return edits;
+}
+
+Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm algorithm,
+                                    int64_t budget_steps) {
+  DEVPLAN_ASSIGN_OR_RETURN(Program program, image.program());
+  ReplanResult result;
+  DEVPLAN_ASSIGN_OR_RETURN(
+      std::vector<MethodPlanEdits> edits,
+      edit_each_method_plan(program, [&](MethodPlan& plan, const MethodCheck& check) -> Error {
+        ReplanMethod method;
+        method.name = plan.name;
+        for (size_t b = 0; b < plan.buffer_sizes.size(); ++b) {
+          DEVPLAN_ASSIGN_OR_RETURN(ReplanBuffer buffer,
+                                   replan_buffer(plan, check, b, algorithm, budget_steps));
+          method.buffers.push_back(buffer);
+        }
+        result.methods.push_back(std::move(method));
+        return Error::success();
+      }));
   DEVPLAN_ASSIGN_OR_RETURN(RewrittenProgram rewritten, rewrite_memory_plan(image.bytes(), edits));
   result.appended_tables = rewritten.appended;
   if (image.bundled() != nullptr) {

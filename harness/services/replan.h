@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ Result<ReplanResult> replan_program(const ProgramImage& image, PlannerAlgorithm 
 // The edits that turn `original` into `replanned` (the same method with other offsets and
 // buffer sizes): every planned tensor whose offset changed and every buffer whose size did.
 MethodPlanEdits plan_edits(const MethodPlan& original, const MethodPlan& replanned);
+
+// Each method's plan of `program`, copied, checked and handed to `edit`; what `edit` changed,
+// method by method (plan_edits). The first error of `edit` or of a method's plan.
+Result<std::vector<MethodPlanEdits>> edit_each_method_plan(
+    const Program& program, const std::function<Error(MethodPlan&, const MethodCheck&)>& edit);
 
 // The smallest plan the exact planner finds for buffer `b` of `plan` (its tensors under the
 // lifetime rules above) and the bound it proves: best == proven_bound when it is the optimum.
