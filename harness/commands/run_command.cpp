@@ -65,7 +65,7 @@ std::unique_ptr<CLI::App> run_app(RunCommandLine& c) {
 }
 
 // `run` on a bundled program: every test case of its test sets (of --method's only, when given).
-int run_test_sets(const RunCommandLine& c, const BundledProgram& bundle, const CLI::App& app,
+int run_test_sets(const RunCommandLine& c, const ProgramImage& image, const CLI::App& app,
                   std::ostream& out, std::ostream& err) {
   BundledTestOptions options;
   options.method = c.method;
@@ -73,7 +73,7 @@ int run_test_sets(const RunCommandLine& c, const BundledProgram& bundle, const C
   options.runtime = c.runtime;
   options.ceilings = c.ceilings;
   options.tolerances = c.tolerances;
-  Result<BundledTestReport> report = run_bundled_tests(c.file, bundle, options);
+  Result<BundledTestReport> report = run_bundled_tests(image, c.file, options);
   if (!report.ok()) return cli::usage_error(app, report.error().message(), err);
   const bool failed = report->passed() != report->cases.size();
   const bool findings = !report->leak_lines.empty() || !report->misuse_lines.empty();
@@ -90,7 +90,7 @@ int run_parsed(const RunCommandLine& c, const CLI::App& app, std::ostream& out, 
   if (c.inputs.empty()) {
     Result<ProgramImage> image = ProgramImage::map(c.file);
     if (image.ok() && image->bundled() != nullptr) {
-      return run_test_sets(c, *image->bundled(), app, out, err);
+      return run_test_sets(c, *image, app, out, err);
     }
   }
   bool usage_error = false;

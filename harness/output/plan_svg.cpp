@@ -1,8 +1,5 @@
 #include <harness/output/plan_svg.h>
 
-#include <harness/engine/program_image.h>
-#include <runtime_ext/program/program.h>
-
 #include <algorithm>
 #include <sstream>
 
@@ -141,13 +138,6 @@ std::string plan_html(const std::string& title, const std::vector<PlotMethod>& m
   }
   html << "</body></html>\n";
   return html.str();
-}
-
-Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,
-                                 bool html) {
-  DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
-  DEVPLAN_ASSIGN_OR_RETURN(std::vector<PlotMethod> plots, plot_methods(program, methods));
-  return html ? plan_html(file, plots) : plan_svg(file, plots);
 }
 
 }  // namespace devplan::harness

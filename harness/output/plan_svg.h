@@ -12,7 +12,6 @@
 #include <vector>
 
 #include <harness/services/plot.h>
-#include <runtime_ext/core/result.h>
 
 namespace devplan::harness {
 
@@ -21,10 +20,5 @@ std::string plan_svg(const std::string& title, const std::vector<PlotMethod>& me
 
 // An HTML page with one SVG per method.
 std::string plan_html(const std::string& title, const std::vector<PlotMethod>& methods);
-
-// The plan picture of the program in `file` (every method when `methods` is empty): SVG, or HTML
-// when `html`.
-Result<std::string> plot_program(const std::string& file, const std::vector<std::string>& methods,
-                                 bool html);
 
 }  // namespace devplan::harness

@@ -46,9 +46,11 @@ ReportPictures report_pictures(const std::string& out_dir) {
     return write_file(out_dir + "/" + name + "-timeline.svg",
                       timeline_svg(file, sim.events, sim.leaks));
   };
-  pictures.plan = [out_dir](const std::string& name, const std::string& file) {
-    Result<std::string> svg = plot_program(file, {}, false);
-    return svg.ok() ? write_file(out_dir + "/" + name + ".svg", *svg) : Error::success();
+  pictures.plan = [out_dir](const std::string& name, const std::string& file,
+                            const Program& program) {
+    Result<std::vector<PlotMethod>> plots = plot_methods(program, {});
+    return plots.ok() ? write_file(out_dir + "/" + name + ".svg", plan_svg(file, *plots))
+                      : Error::success();
   };
   return pictures;
 }

@@ -118,8 +118,8 @@ std::string compare_output(const OutputValues& actual, const BundledValue& expec
   return "";
 }
 
-TestCaseOutcome run_case(const std::string& file, const std::string& method,
-                         const BundledTestCase& test, size_t index,
+TestCaseOutcome run_case(const ProgramImage& image, const std::string& file,
+                         const std::string& method, const BundledTestCase& test, size_t index,
                          const BundledTestOptions& options, BundledTestReport* report) {
   TestCaseOutcome outcome;
   outcome.method = method;
@@ -134,8 +134,9 @@ TestCaseOutcome run_case(const std::string& file, const std::string& method,
     inputs.push_back(*text);
   }
   bool usage_error = false;
-  Result<RunReport> run = run_program(file, method, inputs, &usage_error, options.device,
-                                      options.runtime, options.ceilings, {}, &outcome.missing);
+  Result<RunReport> run =
+      run_program_image(image, file, method, inputs, &usage_error, options.device, options.runtime,
+                        options.ceilings, {}, &outcome.missing);
   if (!run.ok()) {
     outcome.error = run.error();
     outcome.message = run.error().to_string();
@@ -170,8 +171,12 @@ size_t BundledTestReport::passed() const {
   return n;
 }
 
-Result<BundledTestReport> run_bundled_tests(const std::string& file, const BundledProgram& bundle,
+Result<BundledTestReport> run_bundled_tests(const ProgramImage& image, const std::string& file,
                                             const BundledTestOptions& options) {
+  if (image.bundled() == nullptr) {
+    return Error(ErrorCode::InvalidArgument, file + ": not a bundled program");
+  }
+  const BundledProgram& bundle = *image.bundled();
   BundledTestReport report;
   bool found = options.method.empty();
   for (const BundledTestSuite& suite : bundle.suites) {
@@ -179,7 +184,7 @@ Result<BundledTestReport> run_bundled_tests(const std::string& file, const Bundl
     found = true;
     for (size_t c = 0; c < suite.cases.size(); ++c) {
       report.cases.push_back(
-          run_case(file, suite.method_name, suite.cases[c], c, options, &report));
+          run_case(image, file, suite.method_name, suite.cases[c], c, options, &report));
     }
   }
   if (!found) {

@@ -5,7 +5,7 @@
 // equal. The file gives no tolerances: ExecuTorch's defaults (rtol 1e-5, atol 1e-8) apply unless
 // the caller sets others.
 //
-//   Result<BundledTestReport> r = run_bundled_tests(file, *image.bundled(), options);
+//   Result<BundledTestReport> r = run_bundled_tests(image, file, options);
 //   for (const TestCaseOutcome& c : r->cases) print(c.method, c.index, c.passed, c.message);
 #pragma once
 
@@ -14,6 +14,7 @@
 
 #include <harness/engine/device_environment.h>
 #include <harness/engine/missing_capability.h>
+#include <harness/engine/program_image.h>
 #include <harness/engine/runtime_kind.h>
 #include <harness/services/memory_ceilings.h>
 #include <runtime_ext/program/bundled_program.h>
@@ -54,9 +55,10 @@ struct BundledTestReport {
   size_t passed() const;
 };
 
-// Runs the test cases of `bundle`, the program in `file`. NotFound when `options.method` names no
-// suite; a case that fails to run is an outcome, not an error.
-Result<BundledTestReport> run_bundled_tests(const std::string& file, const BundledProgram& bundle,
+// Runs the test cases of the bundled program `image` (the file `file`, as errors name it).
+// InvalidArgument when it is no bundle; NotFound when `options.method` names no suite; a case that
+// fails to run is an outcome, not an error.
+Result<BundledTestReport> run_bundled_tests(const ProgramImage& image, const std::string& file,
                                             const BundledTestOptions& options);
 
 }  // namespace devplan::harness

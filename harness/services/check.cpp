@@ -25,6 +25,10 @@ Result<std::vector<std::vector<BufferOptimum>>> buffer_optimums(const std::strin
 
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file) {
   DEVPLAN_ASSIGN_OR_RETURN(Program program, load_program_file(file));
+  return check_program(program);
+}
+
+Result<std::vector<MethodCheck>> check_program(const Program& program) {
   std::vector<MethodCheck> checks;
   for (size_t i = 0; i < program.num_methods(); ++i) {
     DEVPLAN_ASSIGN_OR_RETURN(const MethodPlan* plan, program.method_plan_at(i));

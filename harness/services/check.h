@@ -17,7 +17,9 @@
 
 namespace devplan::harness {
 
-// Checks every method of the program in `file`.
+// Checks every method of `program`.
+Result<std::vector<MethodCheck>> check_program(const Program& program);
+// The same for the program in `file`.
 Result<std::vector<MethodCheck>> check_program_file(const std::string& file);
 
 // Per method and buffer of the program: the exact planner's optimum or bounds (replan.h).

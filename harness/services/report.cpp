@@ -56,13 +56,13 @@ std::string base_name(const std::string& path) {
 }
 
 // A bundled program's test sets, run into `row`.
-void report_test_sets(const std::string& file, const BundledProgram& bundle,
+void report_test_sets(const ProgramImage& image, const std::string& file,
                       const ReportOptions& options, ProgramRow& row) {
   BundledTestOptions tests_options;
   tests_options.runtime = options.runtime;
   tests_options.device = options.device;
   tests_options.ceilings = options.ceilings;
-  Result<BundledTestReport> tests = run_bundled_tests(file, bundle, tests_options);
+  Result<BundledTestReport> tests = run_bundled_tests(image, file, tests_options);
   if (!tests.ok()) {
     row.test_failures.push_back(tests.error().to_string());
     return;
@@ -124,7 +124,7 @@ ProgramRow report_program(const std::string& file, const ReportOptions& options,
   for (const MethodSummary& m : *summary) {
     for (const BufferSummary& b : m.buffers) ++row.buffers_per_device[b.device.to_string()];
   }
-  Result<std::vector<MethodCheck>> checks = check_program_file(file);
+  Result<std::vector<MethodCheck>> checks = check_program(*program);
   if (checks.ok()) {
     for (const MethodCheck& c : *checks) row.overlaps += c.overlaps.size();
   }
@@ -151,8 +151,9 @@ ProgramRow report_program(const std::string& file, const ReportOptions& options,
     }
     bool usage_error = false;
     MissingCapability missing;
-    Result<RunReport> run = run_program(file, m.name, {}, &usage_error, options.device,
-                                        options.runtime, options.ceilings, options.data, &missing);
+    Result<RunReport> run =
+        run_program_image(*image, file, m.name, {}, &usage_error, options.device, options.runtime,
+                          options.ceilings, options.data, &missing);
     if (!run.ok()) {
       if (!missing.empty()) {
         row.not_run.push_back({m.name, missing, ""});
@@ -165,10 +166,10 @@ ProgramRow report_program(const std::string& file, const ReportOptions& options,
     row.leaks += run->leak_lines.size();
     row.misuse += run->misuse_lines.size();
   }
-  if (image->bundled() != nullptr) report_test_sets(file, *image->bundled(), options, row);
+  if (image->bundled() != nullptr) report_test_sets(*image, file, options, row);
   report_probe(*image, options, row);
   if (pictures.plan) {
-    Error e = pictures.plan(row.name, file);
+    Error e = pictures.plan(row.name, file, *program);
     if (!e.ok()) row.write_errors.push_back(e.to_string());
   }
   return row;

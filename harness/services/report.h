@@ -16,6 +16,7 @@
 #include <harness/services/memory_ceilings.h>
 #include <harness/services/report_row.h>
 #include <harness/services/simulation.h>
+#include <runtime_ext/program/program.h>
 
 namespace devplan::harness {
 
@@ -33,8 +34,10 @@ struct ReportPictures {
   std::function<Error(const std::string& name, const std::string& file,
                       const SimulationResult& simulation)>
       timeline;
-  // The memory plan: `name`.svg (nothing, and no error, when it cannot be drawn).
-  std::function<Error(const std::string& name, const std::string& file)> plan;
+  // The memory plan of `program` (read from `file`): `name`.svg (nothing, and no error, when it
+  // cannot be drawn).
+  std::function<Error(const std::string& name, const std::string& file, const Program& program)>
+      plan;
 };
 
 // The program in `file`, measured.

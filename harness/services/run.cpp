@@ -16,6 +16,19 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
   *usage_error = false;
   if (missing != nullptr) *missing = MissingCapability();
   DEVPLAN_ASSIGN_OR_RETURN(ProgramImage image, ProgramImage::map(file));
+  return run_program_image(image, file, method_name, inputs, usage_error, device, runtime, ceilings,
+                           data_paths, missing);
+}
+
+Result<RunReport> run_program_image(const ProgramImage& image, const std::string& file,
+                                    const std::string& method_name,
+                                    const std::vector<std::string>& inputs, bool* usage_error,
+                                    const DeviceSetup& device, RuntimeKind runtime,
+                                    const MemoryCeilings& ceilings,
+                                    const std::vector<std::string>& data_paths,
+                                    MissingCapability* missing) {
+  *usage_error = false;
+  if (missing != nullptr) *missing = MissingCapability();
   DEVPLAN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceEnvironment> env,
                            DeviceEnvironment::create(device));
   env->tracking()->set_max_allocation_bytes(
@@ -28,7 +41,7 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
   report.device_map = env->device_map().describe();
   {
     Result<std::unique_ptr<EngineSession>> session =
-        open_session(runtime, std::move(image), *env, session_options);
+        open_session(runtime, image, *env, session_options);
     if (!session.ok()) return session.error().with_context(file);
     const std::vector<std::string>& names = (*session)->method_names();
     if (names.empty()) return Error(ErrorCode::NotFound, file + ": the program has no methods");

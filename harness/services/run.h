@@ -7,6 +7,7 @@
 
 #include <harness/engine/device_environment.h>
 #include <harness/engine/engine.h>
+#include <harness/engine/program_image.h>
 #include <harness/engine/run_report.h>
 #include <harness/services/memory_ceilings.h>
 
@@ -24,5 +25,14 @@ Result<RunReport> run_program(const std::string& file, const std::string& method
                               const MemoryCeilings& ceilings = MemoryCeilings(),
                               const std::vector<std::string>& data_paths = {},
                               MissingCapability* missing = nullptr);
+
+// run_program over a program already opened: `image`, named `file` in errors.
+Result<RunReport> run_program_image(const ProgramImage& image, const std::string& file,
+                                    const std::string& method,
+                                    const std::vector<std::string>& inputs, bool* usage_error,
+                                    const DeviceSetup& device, RuntimeKind runtime,
+                                    const MemoryCeilings& ceilings,
+                                    const std::vector<std::string>& data_paths,
+                                    MissingCapability* missing = nullptr);
 
 }  // namespace devplan::harness
