@@ -17,7 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <harness/bench/bench_ratios.h>
-#include <harness/commands/commands.h>
+#include <harness/commands/run_command.h>
 #include <harness/engine/engine.h>
 #include <harness/engine/program_image.h>
 #include <harness/engine/run_report.h>

@@ -1,4 +1,4 @@
-// The `devplan` command table: each command's name, its function (commands/commands.h) and the
+// The `devplan` command table: each command's name, its function (commands/*_command.h) and the
 // one line `devplan --help` shows for it.
 #pragma once
 
@@ -6,7 +6,18 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/commands.h>
+#include <harness/commands/budget_command.h>
+#include <harness/commands/check_command.h>
+#include <harness/commands/diff_command.h>
+#include <harness/commands/fuzz_command.h>
+#include <harness/commands/inspect_command.h>
+#include <harness/commands/plan_command.h>
+#include <harness/commands/plot_command.h>
+#include <harness/commands/probe_command.h>
+#include <harness/commands/replan_command.h>
+#include <harness/commands/report_command.h>
+#include <harness/commands/run_command.h>
+#include <harness/commands/simulate_command.h>
 
 namespace devplan::harness {
 

@@ -1,7 +1,7 @@
 // devplan budget record FILE... -o budget.json [--tolerance PCT] [--json]
 // devplan budget check budget.json FILE... [--tolerance PCT] [--allocation-tolerance PCT]
 //                      [--junit OUT.xml] [--json]
-#include <harness/commands/commands.h>
+#include <harness/commands/budget_command.h>
 #include <harness/options/command_options.h>
 #include <harness/options/planner_command_args.h>
 #include <harness/output/budget_output.h>

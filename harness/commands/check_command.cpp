@@ -1,5 +1,5 @@
 // devplan check FILE.pte [--data FILE.ptd]... [--budget-steps N] [--probe [--runtime R]] [--json]
-#include <harness/commands/commands.h>
+#include <harness/commands/check_command.h>
 #include <harness/options/command_options.h>
 #include <harness/options/planner_command_args.h>
 #include <harness/output/check_output.h>

@@ -1,6 +1,6 @@
 // devplan diff OLD.pte NEW.pte [--json] [--junit OUT.xml] [--runtime devplan|executorch]
 //              [--fail-on-growth PCT] [--budget-steps N]
-#include <harness/commands/commands.h>
+#include <harness/commands/diff_command.h>
 #include <harness/options/command_options.h>
 #include <harness/options/planner_command_args.h>
 #include <harness/output/diff_report.h>

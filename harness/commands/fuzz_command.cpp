@@ -7,7 +7,7 @@
 #include <harness/campaign/fuzz_campaign.h>
 #include <harness/campaign/fuzz_sharding.h>
 #include <harness/campaign/progress_pacer.h>
-#include <harness/commands/commands.h>
+#include <harness/commands/fuzz_command.h>
 #include <harness/engine/engine.h>
 #include <harness/json/json.h>
 #include <harness/options/command_options.h>

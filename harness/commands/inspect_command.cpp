@@ -1,6 +1,6 @@
 // devplan inspect FILE [--data FILE.ptd]... [--json]
 // FILE may be a data file (.ptd): its tensors and segments are listed.
-#include <harness/commands/commands.h>
+#include <harness/commands/inspect_command.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/program_image.h>
 #include <harness/options/byte_size.h>

@@ -2,7 +2,7 @@
 //              [--budget-steps N] [--json]
 // devplan plan --intervals IN.csv [--capacity SIZE] [-o OUT.csv] [--json]
 // (plan_intervals_command.h)
-#include <harness/commands/commands.h>
+#include <harness/commands/plan_command.h>
 #include <harness/commands/plan_intervals_command.h>
 #include <harness/graph/graph_json.h>
 #include <harness/json/json.h>

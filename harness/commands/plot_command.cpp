@@ -1,5 +1,5 @@
 // devplan plot FILE.pte [--method NAME]... [-o OUT.svg] [--html] [--trace OUT.json]
-#include <harness/commands/commands.h>
+#include <harness/commands/plot_command.h>
 #include <harness/engine/program_image.h>
 #include <harness/options/command_options.h>
 #include <harness/output/chrome_trace.h>

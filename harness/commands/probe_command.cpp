@@ -6,7 +6,7 @@
 #include <iostream>
 #include <sstream>
 
-#include <harness/commands/commands.h>
+#include <harness/commands/probe_command.h>
 #include <harness/options/command_options.h>
 #include <harness/output/json_document.h>
 #include <harness/output/json_reports.h>

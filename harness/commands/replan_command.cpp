@@ -2,7 +2,7 @@
 //                [--budget-steps N] [--json]
 #include <cstdio>
 
-#include <harness/commands/commands.h>
+#include <harness/commands/replan_command.h>
 #include <harness/json/json.h>
 #include <harness/options/byte_size.h>
 #include <harness/options/planner_command_args.h>

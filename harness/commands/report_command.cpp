@@ -5,7 +5,7 @@
 // run a short fuzz campaign, and print one summary table (or one JSON document). Each program is
 // measured by harness/services/report.h and printed by harness/output/report_output.h.
 #include <harness/campaign/fuzz_campaign.h>
-#include <harness/commands/commands.h>
+#include <harness/commands/report_command.h>
 #include <harness/engine/data_files.h>
 #include <harness/engine/engine.h>
 #include <harness/options/command_options.h>

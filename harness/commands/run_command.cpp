@@ -1,7 +1,7 @@
 // devplan run FILE [--method NAME] [--input VALUES]... [--max-device-allocation SIZE]
 //                  [--max-host-buffer SIZE] [--rtol R] [--atol A] [--json]
 // A bundled program (.bpte) without --input runs its test sets (harness/services/bundled_tests.h).
-#include <harness/commands/commands.h>
+#include <harness/commands/run_command.h>
 #include <harness/engine/program_image.h>
 #include <harness/options/command_options.h>
 #include <harness/options/memory_ceiling_options.h>

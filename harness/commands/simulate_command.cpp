@@ -2,7 +2,7 @@
 //                       [--capacity DEVICE=SIZE]... [--inject-bug BUG] [--backing unbacked|host]
 //                       [--max-device-allocation SIZE] [--max-host-buffer SIZE]
 //                       [--trace OUT.json] [--json]
-#include <harness/commands/commands.h>
+#include <harness/commands/simulate_command.h>
 #include <harness/engine/child_process.h>
 #include <harness/options/simulate_command_line.h>
 #include <harness/output/chrome_trace.h>

@@ -4,7 +4,18 @@
 #include <string>
 #include <vector>
 
-#include <harness/commands/commands.h>
+#include <harness/commands/budget_command.h>
+#include <harness/commands/check_command.h>
+#include <harness/commands/diff_command.h>
+#include <harness/commands/fuzz_command.h>
+#include <harness/commands/inspect_command.h>
+#include <harness/commands/plan_command.h>
+#include <harness/commands/plot_command.h>
+#include <harness/commands/probe_command.h>
+#include <harness/commands/replan_command.h>
+#include <harness/commands/report_command.h>
+#include <harness/commands/run_command.h>
+#include <harness/commands/simulate_command.h>
 #include <harness/engine/engine.h>
 #include <harness/services/memory_ceilings.h>
 #include <harness/services/run.h>

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include <harness/campaign/fuzz_campaign.h>
-#include <harness/commands/commands.h>
 #include <harness/engine/run_report.h>
 #include <harness/options/fuzz_command_line.h>
 #include <harness/services/run.h>

@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <harness/commands/commands.h>
 #include <harness/engine/engine.h>
 #include <harness/services/plan_variants.h>
 #include <harness/services/probe.h>

@@ -9,10 +9,10 @@ function(write_tree root)
   file(WRITE ${root}/values/number.h "#pragma once\n")
   file(WRITE ${root}/values/number.cpp "#include <harness/values/number.h>\n")
   file(WRITE ${root}/engine/engine.h "#pragma once\n#include <harness/values/number.h>\n")
-  file(WRITE ${root}/commands/commands.h "#pragma once\n#include <harness/engine/engine.h>\n")
-  file(WRITE ${root}/commands/run_command.cpp "#include <harness/commands/commands.h>\n")
+  file(WRITE ${root}/commands/run_command.h "#pragma once\n#include <harness/engine/engine.h>\n")
+  file(WRITE ${root}/commands/run_command.cpp "#include <harness/commands/run_command.h>\n")
   # Tests may include anything.
-  file(WRITE ${root}/engine/test/engine_test.cpp "#include <harness/commands/commands.h>\n")
+  file(WRITE ${root}/engine/test/engine_test.cpp "#include <harness/commands/run_command.h>\n")
 endfunction()
 
 function(expect_violations root)
@@ -46,7 +46,9 @@ expect_violations(${root}
 
 write_tree(${root})
 file(WRITE ${root}/commands/option_helpers.h "#pragma once\n")
+file(WRITE ${root}/commands/commands.h "#pragma once\n")
 expect_violations(${root}
+  "harness/commands/commands.h is in harness/commands/ but is no command"
   "harness/commands/option_helpers.h is in harness/commands/ but is no command")
 
 file(REMOVE_RECURSE ${WORK})

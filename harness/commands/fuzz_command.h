@@ -1,0 +1,15 @@
+// `devplan fuzz ...`: a randomized campaign over generated programs, devices, faults and
+// lifecycles (docs/commands/fuzz.md).
+// Takes the words after the command's name and the streams to write to; returns the exit code
+// (values/exit_codes.h). A function, not a process, so tests run it in-process.
+#pragma once
+
+#include <ostream>
+
+#include <harness/options/command_line.h>
+
+namespace devplan::harness {
+
+int fuzz_command(const Args& args, std::ostream& out, std::ostream& err);
+
+}  // namespace devplan::harness

@@ -1,0 +1,15 @@
+// `devplan plan GRAPH.json -o OUT.pte ...` and `devplan plan --intervals IN.csv ...`: plan and
+// write a program, or plan an instance (docs/commands/plan.md).
+// Takes the words after the command's name and the streams to write to; returns the exit code
+// (values/exit_codes.h). A function, not a process, so tests run it in-process.
+#pragma once
+
+#include <ostream>
+
+#include <harness/options/command_line.h>
+
+namespace devplan::harness {
+
+int plan_command(const Args& args, std::ostream& out, std::ostream& err);
+
+}  // namespace devplan::harness

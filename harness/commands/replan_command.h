@@ -1,0 +1,15 @@
+// `devplan replan IN.pte -o OUT.pte ...`: re-plan a program's buffers with devplan's planners
+// (docs/commands/replan.md).
+// Takes the words after the command's name and the streams to write to; returns the exit code
+// (values/exit_codes.h). A function, not a process, so tests run it in-process.
+#pragma once
+
+#include <ostream>
+
+#include <harness/options/command_line.h>
+
+namespace devplan::harness {
+
+int replan_command(const Args& args, std::ostream& out, std::ostream& err);
+
+}  // namespace devplan::harness

@@ -1,0 +1,15 @@
+// `devplan report FILE... ...`: the main job over many programs, one table
+// (docs/commands/report.md).
+// Takes the words after the command's name and the streams to write to; returns the exit code
+// (values/exit_codes.h). A function, not a process, so tests run it in-process.
+#pragma once
+
+#include <ostream>
+
+#include <harness/options/command_line.h>
+
+namespace devplan::harness {
+
+int report_command(const Args& args, std::ostream& out, std::ostream& err);
+
+}  // namespace devplan::harness
