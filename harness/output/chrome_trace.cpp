@@ -27,33 +27,31 @@ Json metadata(const char* name, int64_t pid, int64_t tid, const char* key, Json 
   return e;
 }
 
-Json complete(const std::string& name, const char* cat, int64_t ts, int64_t dur, int64_t pid,
-              int64_t tid, Json args) {
+// One event with its members in the order the viewers' documentation lists them: a complete
+// event ("X") has a duration, an instant ("i") a scope ("t" thread, "p" process).
+Json event(const std::string& name, const char* cat, const char* ph, const char* scope, int64_t ts,
+           const int64_t* dur, int64_t pid, int64_t tid, Json args) {
   Json e;
   e["name"] = name;
   e["cat"] = cat;
-  e["ph"] = "X";
+  e["ph"] = ph;
+  if (scope != nullptr) e["s"] = scope;
   e["ts"] = ts;
-  e["dur"] = dur;
+  if (dur != nullptr) e["dur"] = *dur;
   e["pid"] = pid;
   e["tid"] = tid;
   e["args"] = std::move(args);
   return e;
 }
 
-// scope: "t" (thread) or "p" (process).
+Json complete(const std::string& name, const char* cat, int64_t ts, int64_t dur, int64_t pid,
+              int64_t tid, Json args) {
+  return event(name, cat, "X", nullptr, ts, &dur, pid, tid, std::move(args));
+}
+
 Json instant(const std::string& name, const char* cat, const char* scope, int64_t ts, int64_t pid,
              int64_t tid, Json args) {
-  Json e;
-  e["name"] = name;
-  e["cat"] = cat;
-  e["ph"] = "i";
-  e["s"] = scope;
-  e["ts"] = ts;
-  e["pid"] = pid;
-  e["tid"] = tid;
-  e["args"] = std::move(args);
-  return e;
+  return event(name, cat, "i", scope, ts, nullptr, pid, tid, std::move(args));
 }
 
 // Greedy interval partitioning: intervals [begin, end) arrive in order of begin; each goes to
