@@ -22,6 +22,7 @@
 #include <mocks/block_store_device_allocator.h>
 #include <mocks/device_allocator_adaptor.h>
 #include <mocks/failure_injecting_device_allocator.h>
+#include <mocks/forwarding_device_allocator.h>
 #include <mocks/index_mapping_device_allocator.h>
 #include <mocks/ledger_device_allocator.h>
 #include <mocks/limiting_device_allocator.h>
@@ -53,24 +54,7 @@ std::unique_ptr<DeviceAllocatorAdaptor> make_adaptor(DeviceAllocator* upstream) 
 
 // An upstream that frees only by pointer (as CudaAllocator does): it forwards to a
 // RecordingUpstream but is not a SizedDeviceAllocator.
-class PlainUpstream final : public DeviceAllocator {
- public:
-  explicit PlainUpstream(RecordingUpstream* below) : below_(below) {}
-  Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override {
-    return below_->allocate(nbytes, index, alignment);
-  }
-  void deallocate(void* ptr, DeviceIndex index) override { below_->deallocate(ptr, index); }
-  Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override {
-    return below_->copy_host_to_device(dst, src, nbytes, index);
-  }
-  Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override {
-    return below_->copy_device_to_host(dst, src, nbytes, index);
-  }
-  DeviceType device_type() const override { return below_->device_type(); }
-
- private:
-  RecordingUpstream* below_;
-};
+using PlainUpstream = ForwardingDeviceAllocator;
 
 template <typename A>
 class AdaptorContract : public ::testing::Test {
