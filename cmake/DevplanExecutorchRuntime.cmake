@@ -64,8 +64,14 @@ function(devplan_find_executorch_runtime root)
       INTERFACE_INCLUDE_DIRECTORIES "${EXECUTORCH_INCLUDE_DIRS}")
     set_property(TARGET devplan::executorch_runtime APPEND PROPERTY
       INTERFACE_COMPILE_DEFINITIONS ${EXECUTORCH_COMPILE_DEFINITIONS})
+    # The absolute RPATH keeps an installed binary finding the wheel's libraries; the Python
+    # package's tool finds them through a relative one instead (cmake/DevplanPython.cmake).
+    set(rpath "-Wl,-rpath,${EXECUTORCH_RUNTIME_LIBRARY_DIR}")
+    if(DEVPLAN_PYTHON_PACKAGE)
+      set(rpath "")
+    endif()
     set_property(TARGET devplan::executorch_runtime PROPERTY INTERFACE_LINK_LIBRARIES
-      ${EXECUTORCH_LIBRARIES} "-Wl,-rpath,${EXECUTORCH_RUNTIME_LIBRARY_DIR}")
+      ${EXECUTORCH_LIBRARIES} ${rpath})
     set(DEVPLAN_EXECUTORCH_FOUND TRUE PARENT_SCOPE)
     set(DEVPLAN_EXECUTORCH_FLAVOR wheel PARENT_SCOPE)
     set(DEVPLAN_EXECUTORCH_VERSION "${version}" PARENT_SCOPE)

@@ -1,6 +1,6 @@
-// devplan budget record FILE... -o budget.json [--tolerance PCT] [--json]
-// devplan budget check budget.json FILE... [--tolerance PCT] [--allocation-tolerance PCT]
-//                      [--junit OUT.xml] [--json]
+// devplan budget record FILE... -o budget.json [--update] [--tolerance PCT] [--json]
+// devplan budget check budget.json FILE... [--only-given] [--tolerance PCT]
+//                      [--allocation-tolerance PCT] [--junit OUT.xml] [--json]
 #include <harness/commands/budget_command.h>
 #include <harness/options/command_options.h>
 #include <harness/options/planner_command_args.h>
@@ -19,9 +19,9 @@ namespace {
 constexpr const char* kBudgetUsage =
     "devplan budget: record programs' memory figures, or check programs against them\n"
     "usage:\n"
-    "  devplan budget record FILE... -o budget.json [--tolerance PCT] [--json]\n"
-    "  devplan budget check budget.json FILE... [--tolerance PCT] [--allocation-tolerance PCT]\n"
-    "                       [--junit OUT.xml] [--json]\n"
+    "  devplan budget record FILE... -o budget.json [--update] [--tolerance PCT] [--json]\n"
+    "  devplan budget check budget.json FILE... [--only-given] [--tolerance PCT]\n"
+    "                       [--allocation-tolerance PCT] [--junit OUT.xml] [--json]\n"
     "`devplan budget record --help` and `devplan budget check --help` show the options.\n";
 
 // --- record ------------------------------------------------------------------------------------
@@ -32,6 +32,7 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
   DeviceSetup device;             // --device, --device-map
   std::string output;
   std::optional<double> tolerance;
+  bool update = false;
   bool json = false;
   std::unique_ptr<CLI::App> app = cli::make_command_app(
       "budget record",
@@ -46,6 +47,9 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
   app->add_option("-o,--output", output, "the budget file to write")
       ->type_name("budget.json")
       ->required();
+  app->add_flag("--update", update,
+                "add or replace the given programs and keep the budget's others (one budget "
+                "shared by several recordings)");
   add_percent_option(*app, "--tolerance", tolerance,
                      "the byte growth `budget check` allows every program, in percent "
                      "(default: the file's, else 0)");
@@ -65,14 +69,14 @@ int budget_record_command(const Args& args, std::ostream& out, std::ostream& err
   }
   Result<std::map<std::string, BudgetProgram>> measured = measure_programs(files, data, device);
   if (!measured.ok()) return fail_command(measured.error(), "budget record", json, out, err);
-  const std::vector<std::string> dropped =
-      record_programs(*budget, std::move(*measured), tolerance);
+  const BudgetRecording recording = record_programs(
+      *budget, std::move(*measured), tolerance, update ? RecordMode::Update : RecordMode::Replace);
   if (!write_output("budget record", output, write_budget(*budget), err)) return cli::kExitError;
 
   if (json) {
-    out << budget_record_json(*budget, output, dropped, device) << "\n";
+    out << budget_record_json(*budget, output, recording, device) << "\n";
   } else {
-    print_budget_record_text(out, *budget, output, dropped, device);
+    print_budget_record_text(out, *budget, output, recording, device);
   }
   return cli::kExitOk;
 }
@@ -85,6 +89,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   std::vector<std::string> data;  // --data: data files (.ptd) of the programs
   DeviceSetup device;             // --device, --device-map
   std::optional<double> tolerance, allocation_tolerance;
+  bool only_given = false;
   bool json = false;
   std::unique_ptr<CLI::App> app = cli::make_command_app(
       "budget check",
@@ -99,6 +104,9 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
   app->footer(
       "exit codes: 0 within the budget, 1 a bad budget file, a program missing on either "
       "side or one that does not load, 2 usage error, 3 a figure grew beyond the budget");
+  app->add_flag("--only-given", only_given,
+                "check the programs given and let the budget have others (one budget shared by "
+                "several checks)");
   add_percent_option(*app, "--tolerance", tolerance,
                      "byte growth allowed, in percent, for programs without their own");
   add_percent_option(*app, "--allocation-tolerance", allocation_tolerance,
@@ -129,7 +137,8 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
 
   Result<Budget> budget = read_budget(budget_file);
   if (!budget.ok()) return failed(budget.error());
-  if (Error unmatched = unmatched_programs(*budget, budget_file, files, data, device);
+  const BudgetScope scope = only_given ? BudgetScope::GivenOnly : BudgetScope::Whole;
+  if (Error unmatched = unmatched_programs(*budget, budget_file, files, data, device, scope);
       !unmatched.ok()) {
     return failed(unmatched);
   }
@@ -139,7 +148,7 @@ int budget_check_command(const Args& args, std::ostream& out, std::ostream& err)
 
   const std::vector<ProgramCheck> checks =
       check_programs(*budget, *measured, files, {tolerance, allocation_tolerance});
-  const std::string accept = accept_command(files, budget_file, data, device);
+  const std::string accept = accept_command(files, budget_file, data, device, scope);
   if (json) {
     out << budget_check_json(budget_file, checks, accept, device) << "\n";
   } else {

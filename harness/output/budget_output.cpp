@@ -54,14 +54,16 @@ Json finding_json(const BudgetFinding& f) {
 }  // namespace
 
 void print_budget_record_text(std::ostream& out, const Budget& budget, const std::string& path,
-                              const std::vector<std::string>& dropped, const DeviceSetup& device) {
+                              const BudgetRecording& recording, const DeviceSetup& device) {
   size_t methods = 0;
-  for (const auto& [name, p] : budget.programs) methods += p.methods.size();
-  out << "recorded " << budget.programs.size()
-      << (budget.programs.size() == 1 ? " program" : " programs") << " (" << methods
+  for (const std::string& name : recording.recorded)
+    methods += budget.programs.at(name).methods.size();
+  const size_t programs = recording.recorded.size();
+  out << "recorded " << programs << (programs == 1 ? " program" : " programs") << " (" << methods
       << (methods == 1 ? " method" : " methods") << ") in " << path << "\n";
   if (device.kind == DeviceKind::Cuda) out << "devices: " << device.describe() << "\n";
-  for (const auto& [name, p] : budget.programs) {
+  for (const std::string& name : recording.recorded) {
+    const BudgetProgram& p = budget.programs.at(name);
     out << "  " << name << ":";
     for (const auto& [method, m] : p.methods) out << " " << method;
     out << "\n";
@@ -73,24 +75,28 @@ void print_budget_record_text(std::ostream& out, const Budget& budget, const std
       }
     }
   }
-  for (const std::string& name : dropped) {
+  for (const std::string& name : recording.dropped) {
     out << "  dropped " << name << " (it was in the budget; not given now)\n";
+  }
+  for (const std::string& name : recording.kept) {
+    out << "  kept " << name << " (in the budget; not given now)\n";
   }
 }
 
 std::string budget_record_json(const Budget& budget, const std::string& path,
-                               const std::vector<std::string>& dropped, const DeviceSetup& device) {
+                               const BudgetRecording& recording, const DeviceSetup& device) {
   Json doc = json_document();
   doc["budget"] = path;
   if (device.kind == DeviceKind::Cuda) doc["devices"] = device.describe();
   Json programs = Json::array();
-  for (const auto& [name, p] : budget.programs) {
+  for (const std::string& name : recording.recorded) {
     Json names = Json::array();
-    for (const auto& [method, m] : p.methods) names.push_back(method);
+    for (const auto& [method, m] : budget.programs.at(name).methods) names.push_back(method);
     programs.push_back({{"name", name}, {"methods", std::move(names)}});
   }
   doc["programs"] = std::move(programs);
-  doc["dropped"] = dropped;
+  doc["dropped"] = recording.dropped;
+  doc["kept"] = recording.kept;
   return write_json(doc);
 }
 

@@ -10,17 +10,19 @@
 #include <harness/output/junit.h>
 #include <harness/services/budget_file.h>
 #include <harness/services/budget_match.h>
+#include <harness/services/budget_measure.h>
 
 namespace devplan::harness {
 
-// "recorded 2 programs (3 methods) in budget.json", then each program's methods, the loads with
-// placeholders and the `dropped` programs.
+// "recorded 2 programs (3 methods) in budget.json", then each recorded program's methods, the
+// loads with placeholders, and the programs dropped or kept.
 void print_budget_record_text(std::ostream& out, const Budget& budget, const std::string& path,
-                              const std::vector<std::string>& dropped, const DeviceSetup& device);
+                              const BudgetRecording& recording, const DeviceSetup& device);
 
-// {"budget", "devices" (cuda only), "programs": [{"name", "methods"}], "dropped"}
+// {"budget", "devices" (cuda only), "programs": [{"name", "methods"}] (the recorded ones),
+//  "dropped", "kept"}
 std::string budget_record_json(const Budget& budget, const std::string& path,
-                               const std::vector<std::string>& dropped, const DeviceSetup& device);
+                               const BudgetRecording& recording, const DeviceSetup& device);
 
 // Per program "ok" or how many figures grew, with every finding; then the result, and `accept`
 // (the command that accepts the change) when something grew.

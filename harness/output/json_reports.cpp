@@ -365,7 +365,8 @@ std::string check_json(const std::string& file, const std::vector<MethodCheck>& 
       Json overlap = {{"buffer", o.buffer},
                       {"values", {o.value_a, o.value_b}},
                       {"bytes", {{o.a_begin, o.a_end}, {o.b_begin, o.b_end}}},
-                      {"instructions", {o.first_step, o.last_step}}};
+                      {"instructions", {o.first_step, o.last_step}},
+                      {"text", describe_overlap(o)}};
       if (overlap_probes != nullptr && mi < overlap_probes->size() &&
           oi < (*overlap_probes)[mi].size()) {
         overlap["probe"] = (*overlap_probes)[mi][oi];

@@ -9,29 +9,32 @@ size_t ProgramCheck::failures() const {
 }
 
 std::string accept_command(const std::vector<std::string>& files, const std::string& budget_file,
-                           const std::vector<std::string>& data, const DeviceSetup& device) {
+                           const std::vector<std::string>& data, const DeviceSetup& device,
+                           BudgetScope scope) {
   std::string command = "devplan budget record";
   for (const std::string& f : files) command += " " + f;
   for (const std::string& d : data) command += " --data " + d;
   command += device.arguments();
+  if (scope == BudgetScope::GivenOnly) command += " --update";
   return command + " -o " + budget_file;
 }
 
 Error unmatched_programs(const Budget& budget, const std::string& budget_file,
                          const std::vector<std::string>& files,
-                         const std::vector<std::string>& data, const DeviceSetup& device) {
+                         const std::vector<std::string>& data, const DeviceSetup& device,
+                         BudgetScope scope) {
   std::vector<std::string> problems;
   std::map<std::string, bool> given;
   for (const std::string& f : files) {
     given[budget_key(f)] = true;
     if (budget.programs.count(budget_key(f)) == 0) {
       const std::string name = budget_key(f) == f ? f : budget_key(f) + " (" + f + ")";
-      problems.push_back(name + " is not in " + budget_file +
-                         "; add it with: " + accept_command(files, budget_file, data, device));
+      problems.push_back(name + " is not in " + budget_file + "; add it with: " +
+                         accept_command(files, budget_file, data, device, scope));
     }
   }
   for (const auto& [name, p] : budget.programs) {
-    if (given.count(name) == 0) {
+    if (scope == BudgetScope::Whole && given.count(name) == 0) {
       problems.push_back(budget_file + " has " + name +
                          ", but no file of that name was given; pass it, or record the budget "
                          "again without it");

@@ -33,16 +33,26 @@ struct BudgetCheckTolerances {
   std::optional<double> allocations_pct;  // --allocation-tolerance (default 0)
 };
 
+// Which of the budget's programs a check covers.
+enum class BudgetScope {
+  Whole,      // every program: an entry without its file is an error
+  GivenOnly,  // the files given (--only-given: one budget shared by several checks)
+};
+
 // The command that records `files` into `budget_file` anew, accepting what changed:
-// "devplan budget record a.pte b.pte --data w.ptd --device cuda -o budget.json".
+// "devplan budget record a.pte b.pte --data w.ptd --device cuda -o budget.json" (with --update
+// under BudgetScope::GivenOnly, which keeps the budget's other programs).
 std::string accept_command(const std::vector<std::string>& files, const std::string& budget_file,
-                           const std::vector<std::string>& data, const DeviceSetup& device);
+                           const std::vector<std::string>& data, const DeviceSetup& device,
+                           BudgetScope scope = BudgetScope::Whole);
 
 // NotFound naming what is missing on either side (a file the budget lacks, with the command
-// that adds it; a budget entry without its file), all of it joined by "; "; Ok when nothing is.
+// that adds it; under BudgetScope::Whole, a budget entry without its file), all of it joined by
+// "; "; Ok when nothing is.
 Error unmatched_programs(const Budget& budget, const std::string& budget_file,
                          const std::vector<std::string>& files,
-                         const std::vector<std::string>& data, const DeviceSetup& device);
+                         const std::vector<std::string>& data, const DeviceSetup& device,
+                         BudgetScope scope = BudgetScope::Whole);
 
 // Each of `files` (all in `budget` and in `measured`, by budget_key) checked against its entry.
 std::vector<ProgramCheck> check_programs(const Budget& budget,

@@ -40,20 +40,25 @@ Result<std::map<std::string, BudgetProgram>> measure_programs(const std::vector<
   return programs;
 }
 
-std::vector<std::string> record_programs(Budget& budget,
-                                         std::map<std::string, BudgetProgram> measured,
-                                         std::optional<double> tolerance) {
-  std::vector<std::string> dropped;
+BudgetRecording record_programs(Budget& budget, std::map<std::string, BudgetProgram> measured,
+                                std::optional<double> tolerance, RecordMode mode) {
+  BudgetRecording recording;
   for (const auto& [name, p] : budget.programs) {
-    if (measured.count(name) == 0) dropped.push_back(name);
+    if (measured.count(name) > 0) continue;
+    (mode == RecordMode::Update ? recording.kept : recording.dropped).push_back(name);
   }
   for (auto& [name, p] : measured) {
+    recording.recorded.push_back(name);
     auto it = budget.programs.find(name);
     if (it != budget.programs.end()) p.tolerance_pct = it->second.tolerance_pct;
   }
-  budget.programs = std::move(measured);
+  if (mode == RecordMode::Update) {
+    for (auto& [name, p] : measured) budget.programs[name] = std::move(p);
+  } else {
+    budget.programs = std::move(measured);
+  }
   if (tolerance) budget.tolerance_pct = tolerance;
-  return dropped;
+  return recording;
 }
 
 }  // namespace devplan::harness

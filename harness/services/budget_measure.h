@@ -2,7 +2,7 @@
 // and recording them into a budget.
 //
 //   Result<std::map<std::string, BudgetProgram>> m = measure_programs(files, data, device);
-//   std::vector<std::string> dropped = record_programs(budget, std::move(*m), tolerance);
+//   BudgetRecording r = record_programs(budget, std::move(*m), tolerance, RecordMode::Replace);
 #pragma once
 
 #include <map>
@@ -30,11 +30,24 @@ Result<std::map<std::string, BudgetProgram>> measure_programs(const std::vector<
                                                               const std::vector<std::string>& data,
                                                               const DeviceSetup& device);
 
-// `budget record`: replaces `budget`'s programs by `measured`, each keeping the tolerance it had
-// in the budget, and sets the budget's tolerance when `tolerance` is given. Returns the programs
-// the budget had that were not measured now (dropped).
-std::vector<std::string> record_programs(Budget& budget,
-                                         std::map<std::string, BudgetProgram> measured,
-                                         std::optional<double> tolerance);
+// What `budget record` does with the budget's programs that were not measured now.
+enum class RecordMode {
+  Replace,  // drops them: the budget holds exactly the programs given
+  Update,   // keeps them (--update: one budget shared by several recordings)
+};
+
+// What a recording did with the budget's programs: the ones measured now, and those it had that
+// were not, dropped (RecordMode::Replace) or kept (RecordMode::Update).
+struct BudgetRecording {
+  std::vector<std::string> recorded;
+  std::vector<std::string> dropped;
+  std::vector<std::string> kept;
+};
+
+// `budget record`: puts `measured` into `budget`, each program keeping the tolerance it had in
+// the budget, and sets the budget's tolerance when `tolerance` is given.
+BudgetRecording record_programs(Budget& budget, std::map<std::string, BudgetProgram> measured,
+                                std::optional<double> tolerance,
+                                RecordMode mode = RecordMode::Replace);
 
 }  // namespace devplan::harness

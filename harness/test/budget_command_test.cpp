@@ -415,6 +415,52 @@ TEST(BudgetCommandTest, RecordDropsProgramsNotGivenAndRefusesAFileThatIsNotABudg
   EXPECT_EQ(testing::file_text(notes), R"({"title": "my notes"})");
 }
 
+// One budget shared by several recordings and checks (the pytest plugin's gates): --update keeps
+// the programs not given, --only-given checks the programs given and no others.
+TEST(BudgetCommandTest, UpdateKeepsOtherProgramsAndOnlyGivenChecksTheGivenOnes) {
+  BudgetDir d;
+  const std::string other = d.dir + "/other.pte";
+  testing::copy_file(fixture_program("cpu_add"), other);
+  testing::CommandResult r = run(&budget_command, {"record", other, "--update", "-o", d.budget});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "recorded 1 program (1 method) in " + d.budget +
+                       "\n  other.pte: forward\n  kept model.pte (in the budget; not given now)\n");
+  const std::string text = testing::file_text(d.budget);
+  EXPECT_THAT(text, HasSubstr("\"model.pte\": {"));
+  EXPECT_THAT(text, HasSubstr("\"other.pte\": {"));
+  // Each program alone, against the budget that has both.
+  r = d.check(d.model, {"--only-given"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("result: within the budget (1 program)\n"));
+  r = d.check(other, {"--only-given"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Without --only-given the entry without its file is still an error.
+  r = d.check(other);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan budget check: NotFound: " + d.budget +
+                       " has model.pte, but no file of that name was given; pass it, or record "
+                       "the budget again without it\n");
+  // A grown program's accept command keeps the others: it records with --update.
+  const std::string grown = d.version("device_add_cuda0_grown");
+  r = d.check(grown, {"--only-given"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.out, HasSubstr("To accept the change: devplan budget record " + grown +
+                               " --update -o " + d.budget + "\n"));
+  // A program the budget lacks, under --only-given: the command that adds it keeps the others.
+  const std::string third = d.dir + "/third.pte";
+  testing::copy_file(fixture_program("cpu_add"), third);
+  r = d.check(third, {"--only-given"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "devplan budget check: NotFound: third.pte (" + third + ") is not in " +
+                       d.budget + "; add it with: devplan budget record " + third +
+                       " --update -o " + d.budget + "\n");
+  // Recording the grown version with --update replaces model.pte only.
+  r = run(&budget_command, {"record", grown, "--update", "-o", d.budget});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(d.check(grown, {"--only-given"}).exit_code, 0);
+  EXPECT_EQ(d.check(other, {"--only-given"}).exit_code, 0);
+}
+
 TEST(BudgetCommandTest, BadBudgetFiles) {
   BudgetDir d;
   const auto check_error = [&](const std::string& text) {
@@ -497,7 +543,9 @@ TEST(BudgetCommandTest, CommandLine) {
   EXPECT_THAT(r.err, HasSubstr("  devplan budget record FILE... -o budget.json"));
   r = run(&budget_command, {"--help"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.out, HasSubstr("  devplan budget check budget.json FILE... [--tolerance PCT]"));
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("  devplan budget check budget.json FILE... [--only-given] [--tolerance PCT]"));
   EXPECT_EQ(r.err, "");
   r = run(&budget_command, {"frob"});
   EXPECT_EQ(r.exit_code, 2);

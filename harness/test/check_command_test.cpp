@@ -68,8 +68,12 @@ TEST(CheckCommandTest, PartialOverlapJson) {
   EXPECT_THAT(
       r.out,
       HasSubstr(
-          R"("overlaps":[{"buffer":1,"values":[2,4],"bytes":[[0,16],[8,24]],"instructions":[2,2]},)"
-          R"({"buffer":1,"values":[3,4],"bytes":[[16,32],[8,24]],"instructions":[2,2]}])"))
+          R"x("overlaps":[{"buffer":1,"values":[2,4],"bytes":[[0,16],[8,24]],"instructions":[2,2],)x"
+          R"x("text":"values 2 and 4 in buffer 1 share bytes [8, 16) during instructions 2..2 )x"
+          R"x((value 2 at [0, 16), value 4 at [8, 24))"},)x"
+          R"x({"buffer":1,"values":[3,4],"bytes":[[16,32],[8,24]],"instructions":[2,2],)x"
+          R"x("text":"values 3 and 4 in buffer 1 share bytes [16, 24) during instructions 2..2 )x"
+          R"x((value 3 at [16, 32), value 4 at [8, 24))"}])x"))
       << r.out;
 }
 
