@@ -408,7 +408,10 @@ TEST_P(ProbeTest, CheckProbeJsonGivesEachOverlapItsEvidence) {
       run(&check_command, {file, "--probe", "--runtime", GetParam(), "--json"});
   EXPECT_EQ(r.exit_code, cli::kExitFinding);
   EXPECT_THAT(r.out, HasSubstr(R"x("overlaps":[{"buffer":0,"values":[1,2],"bytes":[[32,44],)x"
-                               R"x([32,56]],"instructions":[0,0],"probe":{"confirmed":true,)x"
+                               R"x([32,56]],"instructions":[0,0],"text":"values 1 and 2 in )x"
+                               R"x(buffer 0 share bytes [32, 44) during instructions 0..0 )x"
+                               R"x((value 1 at [32, 44), value 2 at [32, 56))",)x"
+                               R"x("probe":{"confirmed":true,)x"
                                R"x("evidence":"confirmed in execution (output 0 (float32[2, 3], )x"
                                R"x(cpu:0) changes when value 2 has bytes of its own: first at )x"
                                R"x(element 3: 3 planned, 2 separated)"}}])x"));

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -52,10 +53,19 @@ def tool_path() -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=None)
+def _engine_line(tool: str) -> str:
+    """The second line of `TOOL --version`: "ExecuTorch engine: ..." or "... not built"."""
+    done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
+    lines = done.stdout.splitlines()
+    return lines[1] if len(lines) > 1 else ""
+
+
 def executorch_built_in() -> bool:
     """Whether the tool carries the ExecuTorch engine (and so needs ExecuTorch's libraries)."""
-    if os.environ.get("DEVPLAN_TOOL"):
-        return True  # a build tree's tool finds its libraries through its own RPATH
+    override = os.environ.get("DEVPLAN_TOOL")
+    if override:  # a build tree's tool, which finds its libraries through its own RPATH
+        return not _engine_line(str(tool_path())).endswith("not built")
     return _build_info().get("executorch") is not None
 
 
