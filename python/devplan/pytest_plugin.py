@@ -120,11 +120,14 @@ class Devplan:
         if name is None and not isinstance(program, (str, os.PathLike)):
             name = _default_name(self._node)
         settings = self._settings
-        report = gate(program, name=name,
-                      budget=settings.budget_path(budget, self._test_dir),
+        budget_path = settings.budget_path(budget, self._test_dir)
+        report = gate(program, name=name, budget=budget_path,
                       record_budget=settings.record, runtime=settings.runtime,
                       device=settings.device, data=data, inject_bug=inject_bug)
         _record_figures(self._node, report)
+        if settings.record and budget_path is None:
+            report.notes.append("--devplan-record-budget: nothing recorded, since this gate "
+                                "names no budget and --devplan-budget is not given")
         for note in report.notes:
             warnings.warn(DevplanNote(f"devplan gate: {report.name}: {note}"), stacklevel=2)
         if not report.ok:

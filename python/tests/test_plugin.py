@@ -212,3 +212,15 @@ def test_kernels_this_executorch_lacks_are_a_note_never_a_failure(
     result.assert_outcomes(passed=2, skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED * simulate (executorch): method forward not loaded, "
                                  "it cannot run on this ExecuTorch: *"])
+
+
+def test_recording_without_a_budget_says_nothing_was_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_export=f"""
+        def test_export(devplan):
+            devplan.gate({str(ADD)!r})
+    """)
+    result = pytester.runpytest("--devplan-record-budget")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines([
+        "*DevplanNote: devplan gate: add.pte: --devplan-record-budget: nothing recorded, since "
+        "this gate names no budget and --devplan-budget is not given"])
