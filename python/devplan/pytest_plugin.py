@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from . import _api
+from ._errors import Error
 from ._gate import GateReport, gate, runtimes_for
 
 _BUDGET_HELP = ("the memory budget (devplan budget record) every gate checks its program "
@@ -93,8 +94,10 @@ def _default_name(node: pytest.Item) -> str:
 
 
 class Devplan:
-    """The `devplan` fixture: gate(), and the package's functions (devplan.simulate(...))."""
+    """The `devplan` fixture: gate(), and the package's functions (devplan.simulate(...)) and
+    its Error, which a test's `devplan` argument hides."""
 
+    Error = Error
     inspect = staticmethod(_api.inspect)
     check = staticmethod(_api.check)
     simulate = staticmethod(_api.simulate)

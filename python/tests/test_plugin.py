@@ -224,3 +224,16 @@ def test_recording_without_a_budget_says_nothing_was_recorded(pytester: pytest.P
     result.stdout.fnmatch_lines([
         "*DevplanNote: devplan gate: add.pte: --devplan-record-budget: nothing recorded, since "
         "this gate names no budget and --devplan-budget is not given"])
+
+
+def test_the_fixture_has_the_functions_and_the_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_export=f"""
+        import pytest
+
+        def test_export(devplan):
+            assert devplan.simulate({str(ADD)!r}).status == "ok"
+            with pytest.raises(devplan.Error) as e:
+                devplan.simulate({str(ADD)!r}, capacity=123)
+            assert e.value.exit_code == 2
+    """)
+    pytester.runpytest().assert_outcomes(passed=1)
