@@ -32,6 +32,7 @@ class Completed:
     stderr: str
 
 
+@functools.lru_cache(maxsize=None)
 def _build_info() -> dict:
     """What the package's build recorded (cmake/DevplanPython.cmake): the ExecuTorch the tool
     links, or null."""

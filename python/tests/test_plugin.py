@@ -128,13 +128,18 @@ def test_committed_programs_are_collected_one_item_per_program_and_step(
 
 
 @needs_executorch
-def test_a_collected_program_that_crashes_executorch_fails_its_item(
+def test_a_corrupt_program_fails_its_executorch_item_with_executorchs_message(
         pytester: pytest.Pytester) -> None:
+    # A fuzz finding that crashed ExecuTorch under minimal verification; the wheel verifies it.
     shutil.copyfile(CRASHING, pytester.path / "crash.pte")
     pytester.makeini("[pytest]\ndevplan_files = *.pte\n")
     result = pytester.runpytest("-k", "executorch")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*devplan gate: crash.pte: * finding*", "*simulate (executorch):*"])
+    result.stdout.fnmatch_lines([
+        "devplan gate: crash.pte: 1 finding",
+        "  simulate (executorch): devplan simulate: InvalidProgram: "
+        f"{pytester.path}/crash.pte: ExecuTorch: loading the program failed: Verification "
+        "failed; data may be truncated or corrupt"], consecutive=True)
 
 
 def test_runtime_option_picks_the_engine(pytester: pytest.Pytester) -> None:
@@ -187,7 +192,11 @@ def test_data_files_beside_a_collected_program_are_given_to_it(pytester: pytest.
     (pytester.path / "split_second.ptd").unlink()
     result = pytester.runpytest("-k", "simulate and not executorch")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["  simulate (devplan): devplan simulate: *"])
+    result.stdout.fnmatch_lines([
+        "devplan gate: split.pte: 1 finding",
+        "  simulate (devplan): devplan simulate: NotFound: method 'forward': value 2: external "
+        "tensor 'second.weight' is in none of the data files given "
+        f"({pytester.path}/split_first.ptd)"], consecutive=True)
 
 
 @needs_executorch
