@@ -428,6 +428,10 @@ TEST(BudgetCommandTest, UpdateKeepsOtherProgramsAndOnlyGivenChecksTheGivenOnes) 
   const std::string text = testing::file_text(d.budget);
   EXPECT_THAT(text, HasSubstr("\"model.pte\": {"));
   EXPECT_THAT(text, HasSubstr("\"other.pte\": {"));
+  r = run(&budget_command, {"record", other, "--update", "-o", d.budget, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(R"("programs":[{"name":"other.pte","methods":["forward"]}],)"
+                               R"("dropped":[],"kept":["model.pte"]})"));
   // Each program alone, against the budget that has both.
   r = d.check(d.model, {"--only-given"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
