@@ -59,7 +59,18 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo_cmd=(sudo)
 fi
 
+# scripts/python-check.sh (in scripts/test.sh) makes a virtual environment: Debian's own python3
+# needs python3-venv for that.
+ensure_venv() {
+  python3 -c "import venv, ensurepip" >/dev/null 2>&1 && return 0
+  echo "bootstrap: python3 cannot make virtual environments; installing python3-venv" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq >/dev/null
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+}
+
 if [ ${#missing[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ]; then
+  ensure_venv
   install_executorch
   exit 0
 fi
@@ -76,4 +87,5 @@ for pkg in "${missing_optional[@]}"; do
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null 2>&1 ||
     echo "bootstrap: optional package $pkg not available; continuing without it" >&2
 done
+ensure_venv
 install_executorch
