@@ -28,8 +28,8 @@ def _message(command: str, doc: Any, done: Completed) -> str:
         code = error.get("code")
         text = error.get("message", "")
         return f"devplan {command}: {code}: {text}" if code else f"devplan {command}: {text}"
-    failed = [m for m in (doc or {}).get("methods", []) if isinstance(doc, dict)
-              and isinstance(m, dict) and m.get("status", "ok") != "ok"]
+    methods = doc.get("methods", []) if isinstance(doc, dict) else []
+    failed = [m for m in methods if isinstance(m, dict) and m.get("status", "ok") != "ok"]
     if failed:  # simulate: the methods that did not load, each with its error
         return "; ".join(f"devplan {command}: {m['status']}: {m.get('message', '')}"
                          for m in failed)
