@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+#include <runtime_ext/planning/exact_canonical_search.h>
 #include <runtime_ext/planning/exact_planner.h>
+#include <runtime_ext/planning/exact_search.h>
 #include <runtime_ext/planning/tight_instances.h>
 #include "property.h"
 
@@ -105,12 +107,81 @@ DEVPLAN_PROP(ExactPlanner, EqualsTheBruteForceOptimumOnUpToEightBuffers, ()) {
   RC_ASSERT(at.outcome == ExactOutcome::Fits);
   RC_ASSERT(plan_problem(items, at.offsets, optimum).empty());
   RC_ASSERT(decide_exact(items, optimum - 1, 1000000).outcome == ExactOutcome::DoesNotFit);
-  // Each way to branch on its own is complete too.
-  for (ExactBranching way : {ExactBranching::RunStarts, ExactBranching::AnyFullPoint}) {
+  // Each way to branch on its own is complete too, and so is the portfolio.
+  for (ExactBranching way :
+       {ExactBranching::RunStarts, ExactBranching::AnyFullPoint, ExactBranching::Portfolio}) {
     const ExactDecision one_way = decide_exact(items, optimum, 1000000, way);
     RC_ASSERT(one_way.outcome == ExactOutcome::Fits);
     RC_ASSERT(plan_problem(items, one_way.offsets, optimum).empty());
     RC_ASSERT(decide_exact(items, optimum - 1, 1000000, way).outcome == ExactOutcome::DoesNotFit);
+  }
+}
+
+// CanonicalSearch alone, in each preorder, and minimize_exact without a limit of steps.
+DEVPLAN_PROP(ExactPlanner, TheCanonicalSweepEqualsTheBruteForceInEveryPreorder, ()) {
+  const std::vector<ExactItem> items = *gen_small_instance();
+  const uint64_t optimum = brute_force_optimum(items);
+  internal::CanonicalSearch canonical(items);
+  for (internal::CanonicalOrder order :
+       {internal::CanonicalOrder::WidthAreaTotal, internal::CanonicalOrder::TotalAreaWidth,
+        internal::CanonicalOrder::TotalWidthArea}) {
+    const ExactDecision at = canonical.decide(optimum, 1000000, order);
+    RC_ASSERT(at.outcome == ExactOutcome::Fits);
+    RC_ASSERT(plan_problem(items, at.offsets, optimum).empty());
+    RC_ASSERT(canonical.decide(optimum - 1, 1000000, order).outcome == ExactOutcome::DoesNotFit);
+  }
+  const ExactPlan plan =
+      minimize_exact(items, {}, kUnlimitedSteps, 0, 0, {}, ExactBranching::Portfolio);
+  RC_ASSERT(plan.optimal());
+  RC_ASSERT(plan.height == optimum);
+  RC_ASSERT(plan_problem(items, plan.offsets, plan.height).empty());
+}
+
+// A decision given one step at a time, each going on where the last stopped, ends as one
+// decision does: the same outcome, after the same number of steps.
+DEVPLAN_PROP(ExactPlanner, ADecisionResumedStepByStepEndsAsOneDecision, ()) {
+  const std::vector<ExactItem> items = *gen_small_instance();
+  const uint64_t optimum = brute_force_optimum(items);
+  const uint64_t capacity = *rc::gen::element(optimum - 1, optimum);
+  const ExactDecision whole = decide_exact(items, capacity, 1000000, ExactBranching::Portfolio);
+  internal::ExactSearch search(items);
+  ExactDecision d;
+  int64_t steps = 0;
+  do {
+    d = search.decide(capacity, 1, ExactBranching::Portfolio, {}, true);
+    steps += d.steps;
+  } while (d.outcome == ExactOutcome::BudgetExhausted && steps < 1000000);
+  RC_ASSERT(d.outcome == whole.outcome);
+  RC_ASSERT(d.outcome == (capacity == optimum ? ExactOutcome::Fits : ExactOutcome::DoesNotFit));
+  if (d.outcome == ExactOutcome::Fits) RC_ASSERT(plan_problem(items, d.offsets, capacity).empty());
+}
+
+// Nothing depends on the order of the items or on the unit of time: the same instance with its
+// items shuffled and its times scaled is decided after the same steps, with the same offsets.
+DEVPLAN_PROP(ExactPlanner, ShuffledAndScaledInstancesAreDecidedTheSameWay, ()) {
+  const std::vector<ExactItem> items = *gen_small_instance();
+  const uint64_t optimum = brute_force_optimum(items);
+  const uint64_t capacity = *rc::gen::element(optimum - 1, optimum);
+  std::vector<size_t> perm(items.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  for (size_t i = perm.size(); i > 1; --i) {
+    std::swap(perm[i - 1], perm[*rc::gen::inRange<size_t>(0, i)]);
+  }
+  const int64_t scale = *rc::gen::inRange<int64_t>(1, 1000);
+  std::vector<ExactItem> other;
+  for (size_t k : perm) {
+    ExactItem it = items[k];
+    it.lower *= scale;
+    it.upper *= scale;
+    other.push_back(it);
+  }
+  const ExactDecision a = decide_exact(items, capacity, 1000000, ExactBranching::Portfolio);
+  const ExactDecision b = decide_exact(other, capacity, 1000000, ExactBranching::Portfolio);
+  RC_ASSERT(a.outcome == b.outcome);
+  RC_ASSERT(a.steps == b.steps);
+  if (a.outcome == ExactOutcome::Fits) {
+    // Buffers of one kind may trade places; the plan is the same up to that.
+    RC_ASSERT(plan_problem(other, b.offsets, capacity).empty());
   }
 }
 

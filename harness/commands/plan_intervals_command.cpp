@@ -24,8 +24,12 @@ int plan_intervals_command(const PlannerCommandArgs& args, std::ostream& out, st
   if (!bytes.ok()) return bad_input(bytes.error().with_context(file));
   Result<IntervalTable> table = parse_interval_csv(std::string(bytes->begin(), bytes->end()), file);
   if (!table.ok()) return bad_input(table.error());
-  Result<IntervalPlan> plan =
-      plan_interval_rows(table->rows, args.algorithm, args.budget_steps, args.capacity);
+  IntervalPlanOptions options;
+  options.algorithm = args.algorithm;
+  options.budget_steps = args.budget_steps;
+  options.capacity = args.capacity;
+  options.time_limit = args.time_limit;
+  Result<IntervalPlan> plan = plan_interval_rows(table->rows, options);
   if (!plan.ok()) return fail_command(plan.error().with_context(file), "plan", args.json, out, err);
   const bool fits = !args.capacity || plan->height <= *args.capacity;
   const std::string csv = write_interval_csv(*table, plan->offsets);
@@ -43,6 +47,7 @@ int plan_intervals_command(const PlannerCommandArgs& args, std::ostream& out, st
     doc["proven_bound"] = plan->proven_bound;
     doc["optimal"] = plan->optimal();
     doc["steps"] = plan->steps;
+    doc["timed_out"] = plan->timed_out;
     if (args.capacity) {
       doc["capacity"] = *args.capacity;
       doc["fits"] = fits;
@@ -61,12 +66,16 @@ int plan_intervals_command(const PlannerCommandArgs& args, std::ostream& out, st
             << plan->steps << " search steps)\n";
   }
   if (!fits) {
-    err << "devplan plan: " << file << " does not fit within " << *args.capacity << " B: "
-        << (plan->proven_bound > *args.capacity ? "proven (no plan is below "
-                                                : "none found within the budget (best ")
-        << (plan->proven_bound > *args.capacity ? plan->proven_bound : plan->height) << " B)"
-        << (plan->proven_bound > *args.capacity ? "" : "; a larger --budget-steps searches further")
-        << "\n";
+    err << "devplan plan: " << file << " does not fit within " << *args.capacity << " B: ";
+    if (plan->proven_bound > *args.capacity) {
+      err << "proven (no plan is below " << plan->proven_bound << " B)\n";
+    } else if (plan->timed_out) {
+      err << "none found within the time limit (best " << plan->height
+          << " B); a larger --time-limit searches further\n";
+    } else {
+      err << "none found within the budget (best " << plan->height
+          << " B); a larger --budget-steps searches further\n";
+    }
     return cli::kExitError;
   }
   if (!args.output.empty() && !args.json) out << "wrote " << args.output << "\n";

@@ -28,9 +28,13 @@ std::optional<int> parse_planner_command(const Args& args, const char* command,
          "the offset planner (default best: the smallest of all)")
       ->type_name("naive|greedy|greedy_breadth|search|exact|best")
       ->check(cli::checked_by(&parse_planner_algorithm));
-  add_budget_steps_option(*app, &parsed->budget_steps,
-                          "the exact search's budget per buffer, in search nodes (deterministic; "
-                          "default 1000000 for exact, 20000 inside best)");
+  add_budget_steps_option(
+      *app, &parsed->budget_steps,
+      allow_intervals ? "the exact search's budget per buffer, in search nodes (deterministic; "
+                        "default 1000000 for exact, 20000 inside best; with --intervals: "
+                        "no limit of nodes, only --time-limit)"
+                      : "the exact search's budget per buffer, in search nodes (deterministic; "
+                        "default 1000000 for exact, 20000 inside best)");
   app->add_flag("--json", parsed->json, "print one JSON document instead of text");
   if (allow_intervals) {
     CLI::Option* intervals =
@@ -45,6 +49,26 @@ std::optional<int> parse_planner_command(const Args& args, const char* command,
            "1 when it does not)")
         ->type_name("SIZE")
         ->check(cli::checked_by(&cli::parse_byte_size))
+        ->needs(intervals);
+    app->add_option_function<std::string>(
+           "--time-limit",
+           [parsed](const std::string& text) {
+             parsed->time_limit = std::strtod(text.c_str(), nullptr);
+           },
+           "with --intervals: stop the exact search after SECONDS (default 60 with --capacity, "
+           "10 without; none with --budget-steps)")
+        ->type_name("SECONDS")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+              char* end = nullptr;
+              const double seconds = std::strtod(text.c_str(), &end);
+              const bool number = !text.empty() && end == text.c_str() + text.size() &&
+                                  text.find_first_not_of("0123456789.") == std::string::npos;
+              return number && seconds > 0 && seconds <= 1e6
+                         ? ""
+                         : "'" + text + "' is not a number of seconds (above 0, at most 10^6)";
+            },
+            "SECONDS"))
         ->needs(intervals);
     input->excludes(intervals);
     std::optional<int> done = cli::parse_command_line(*app, args, out, err);

@@ -2,7 +2,7 @@
 //   <INPUT> -o OUT.pte [--algorithm naive|greedy|greedy_breadth|search|exact|best]
 //           [--budget-steps N] [--json]
 // and, for `plan` only (allow_intervals), the field's instance format instead of a graph:
-//   --intervals IN.csv [--capacity SIZE] [-o OUT.csv] [--json]
+//   --intervals IN.csv [--capacity SIZE] [--time-limit SECONDS] [-o OUT.csv] [--json]
 #pragma once
 
 #include <optional>
@@ -23,6 +23,7 @@ struct PlannerCommandArgs {
   bool json = false;
   std::string intervals;             // --intervals IN.csv
   std::optional<uint64_t> capacity;  // --capacity SIZE
+  std::optional<double> time_limit;  // --time-limit SECONDS
 };
 
 // Parses `args` for `command` ("plan") into `parsed`. Nullopt when the command should go on;

@@ -3,8 +3,11 @@
 //
 // The heuristics plan it first (sizes rounded up to the largest alignment of the instance);
 // `exact` and `best` then run the exact search on the rows as they are (each row's own
-// alignment), from that plan. With a capacity, the search decides at the capacity first and
-// stops once a plan fits.
+// alignment), from that plan. With a capacity, the question is a decision: the greedy orders
+// plan first, the exact search decides at the capacity and stops once a plan fits, and the
+// local search runs only when the question stays open. Without --budget-steps the exact search
+// has no limit of steps, only of time (kDecisionSeconds with a capacity, kMinimizeSeconds
+// without, or the time limit given).
 //
 // Exit codes: 0 a plan (within the capacity, when one is given); 1 "does not fit within SIZE"
 // with the best height found and the proven bound; 2 bad input (the file, line and column).
@@ -27,13 +30,23 @@ struct IntervalPlan {
   uint64_t live_bound = 0;        // the largest total of sizes live at one point
   uint64_t proven_bound = 0;      // proven: no plan is lower (>= live_bound)
   int64_t steps = 0;              // exact search nodes used
+  bool timed_out = false;         // the time limit ended the exact search
   PlannerAlgorithm algorithm = PlannerAlgorithm::Naive;  // the plan's
   bool optimal() const { return height == proven_bound; }
 };
 
-// `budget_steps` negative: default_exact_steps(algorithm).
+// The default time limits of the exact search, in seconds, when no budget of steps is given.
+constexpr double kDecisionSeconds = 60;
+constexpr double kMinimizeSeconds = 10;
+
+struct IntervalPlanOptions {
+  PlannerAlgorithm algorithm = PlannerAlgorithm::Best;
+  int64_t budget_steps = -1;         // the exact search's nodes; negative: no limit of steps
+  std::optional<uint64_t> capacity;  // the question: a plan within this many bytes
+  std::optional<double> time_limit;  // seconds; none: the default, unless budget_steps is given
+};
+
 Result<IntervalPlan> plan_interval_rows(const std::vector<IntervalRow>& rows,
-                                        PlannerAlgorithm algorithm, int64_t budget_steps,
-                                        std::optional<uint64_t> capacity);
+                                        const IntervalPlanOptions& options);
 
 }  // namespace devplan::harness

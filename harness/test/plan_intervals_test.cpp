@@ -83,8 +83,10 @@ TEST(PlanIntervalsTest, PerRowAlignmentIsHonouredAndTheOptimumProven) {
   EXPECT_THAT(r.out, HasSubstr(R"("buffers":2,"algorithm":"exact","height":11,"lower_bound":8,)"
                                R"("proven_bound":11,"optimal":true,)"))
       << r.out;
-  Result<IntervalPlan> plan = plan_interval_rows(parse_interval_csv(read_text(in), in)->rows,
-                                                 PlannerAlgorithm::Exact, -1, std::nullopt);
+  IntervalPlanOptions options;
+  options.algorithm = PlannerAlgorithm::Exact;
+  Result<IntervalPlan> plan =
+      plan_interval_rows(parse_interval_csv(read_text(in), in)->rows, options);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->offsets, (std::vector<uint64_t>{8, 0}));
 }
@@ -117,9 +119,48 @@ TEST(PlanIntervalsTest, CapacityDecidesTheExitCode) {
   testing::CommandResult proven = run(&plan_command, {"--intervals", gap, "--capacity", "13"});
   EXPECT_EQ(proven.exit_code, 1);
   EXPECT_THAT(proven.err, HasSubstr("does not fit within 13 B: proven (no plan is below 14 B)\n"));
-  EXPECT_THAT(proven.err, HasSubstr("optimal (proven bound 14 B, search, 13 search steps)"));
+  EXPECT_THAT(proven.err, HasSubstr("optimal (proven bound 14 B, exact, 64 search steps)"));
   testing::CommandResult solved = run(&plan_command, {"--intervals", gap, "--capacity", "14"});
   EXPECT_EQ(solved.exit_code, 0) << solved.err;
+}
+
+TEST(PlanIntervalsTest, TheTimeLimitEndsTheSearchAndSaysSo) {
+  // The gap instance again: the search needs steps to prove 13 too small, and a time limit
+  // already past when it starts (the heuristics ran first) gives it none.
+  const std::string gap = csv_file(
+      "id,lower,upper,size\na,5,8,6\nb,3,6,5\nc,0,2,6\nd,1,3,2\ne,0,1,6\nf,2,4,4\ng,1,4,4\n");
+  testing::CommandResult r =
+      run(&plan_command, {"--intervals", gap, "--capacity", "13", "--time-limit", "0.000001"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("devplan plan: " + gap +
+                               " does not fit within 13 B: none found within the time limit "
+                               "(best 14 B); a larger --time-limit searches further\n"))
+      << r.err;
+  testing::CommandResult json = run(&plan_command, {"--intervals", gap, "--capacity", "13",
+                                                    "--time-limit", "0.000001", "--json"});
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_THAT(json.out, HasSubstr(R"("steps":0,"timed_out":true,"capacity":13,"fits":false})"))
+      << json.out;
+  // With a budget of steps and no time limit, nothing depends on time.
+  testing::CommandResult steps = run(
+      &plan_command, {"--intervals", gap, "--capacity", "13", "--budget-steps", "1000", "--json"});
+  EXPECT_THAT(steps.out, HasSubstr(R"("optimal":true,"steps":64,"timed_out":false,)")) << steps.out;
+}
+
+TEST(PlanIntervalsTest, TheTimeLimitIsANumberOfSeconds) {
+  const std::string in = csv_file(kPublished);
+  for (const char* bad : {"0", "-1", "abc", "1e3", "2000000", "1.5s", "."}) {
+    testing::CommandResult r = run(&plan_command, {"--intervals", in, "--time-limit", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr(std::string("'") + bad +
+                                 "' is not a number of seconds (above 0, at most 10^6)"))
+        << r.err;
+  }
+  testing::CommandResult graph = run(&plan_command, {"g.json", "-o", "x.pte", "--time-limit", "5"});
+  EXPECT_EQ(graph.exit_code, 2);
+  EXPECT_THAT(graph.err, HasSubstr("--time-limit requires --intervals")) << graph.err;
+  testing::CommandResult ok = run(&plan_command, {"--intervals", in, "--time-limit", "2.5"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 TEST(PlanIntervalsTest, BadInputNamesTheLineAndColumn) {

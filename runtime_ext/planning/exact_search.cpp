@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 
+#include <runtime_ext/planning/exact_canonical_search.h>
 #include <runtime_ext/planning/split_mix64.h>
 
 namespace devplan::internal {
@@ -88,6 +89,8 @@ ExactSearch::ExactSearch(const std::vector<ExactItem>& items, bool blocks)
   }
 }
 
+ExactSearch::~ExactSearch() = default;
+
 // Restarts: each strategy in turn gets kFirstRun steps, twice as many every round, until
 // one run decides or the budget is spent. A strategy is a candidate order with one of two
 // ways to branch (see choose_branch): the first round tries the three structured orders
@@ -97,45 +100,106 @@ ExactSearch::ExactSearch(const std::vector<ExactItem>& items, bool blocks)
 // known across runs (they fail whichever way the search branches), so a restart does not
 // search again what an earlier run refuted. A search's time grows steeply on the few
 // instances where its first choices go wrong; restarting another way bounds that tail.
-ExactDecision ExactSearch::decide(uint64_t capacity, int64_t budget, ExactBranching branching) {
+//
+// In a portfolio, every round starts with CanonicalSearch in its three preorders: in the first
+// round each gets the round's run of steps; later they together get as much work as the round's
+// own strategies (work: the section entries each engine reads, see work_): the two engines fail on
+// different instances, and neither one's tail then costs more than about twice the other's.
+//
+// A decision left open by its budget can go on (`resume`) at the same capacity: from the
+// strategy it stopped in, with the failed states it knew.
+ExactDecision ExactSearch::decide(uint64_t capacity, int64_t budget, ExactBranching branching,
+                                  const ExactDeadline& deadline, bool resume) {
   ExactDecision out;
-  capacity_ = capacity;
-  failed_.clear();
-  if (branching != ExactBranching::Restarts) {
+  deadline_ = deadline;
+  if (branching != ExactBranching::Restarts && branching != ExactBranching::Portfolio) {
+    capacity_ = capacity;
+    failed_.clear();
+    schedule_ = Schedule{};
     candidates_ = &orders_[0];
     any_point_ = branching == ExactBranching::AnyFullPoint;
     return search(budget);
   }
-  // Every buffer placed is a node, so with fewer nodes than buffers no plan comes of blocks.
-  const int64_t block_budget = budget / kBlockShare;
-  if (blocks_ && block_budget >= sized_items_ && sized_items_ > 0 && full_sections_meet(capacity)) {
-    // A plan from the blocks answers at once where blocks tile the instance; where none
-    // comes of them, the search below starts on what is left of the budget.
-    ExactDecision d = decide_by_blocks(items_, capacity, block_budget);
-    if (d.outcome == ExactOutcome::Fits) return d;
-    out.steps = d.steps;
+  const bool resumed = resume && schedule_.open && schedule_.capacity == capacity &&
+                       schedule_.branching == branching;
+  if (!resumed) {
+    capacity_ = capacity;
+    failed_.clear();
+    schedule_ = Schedule{};
+    schedule_.capacity = capacity;
+    schedule_.branching = branching;
+    // Every buffer placed is a node, so with fewer nodes than buffers no plan comes of blocks.
+    const int64_t block_budget = std::min(budget / kBlockShare, kMostBlockSteps);
+    if (blocks_ && block_budget >= sized_items_ && sized_items_ > 0 &&
+        full_sections_meet(capacity)) {
+      // A plan from the blocks answers at once where blocks tile the instance; where none
+      // comes of them, the search below starts on what is left of the budget.
+      ExactDecision d = decide_by_blocks(items_, capacity, block_budget, branching);
+      if (d.outcome == ExactOutcome::Fits) return d;
+      out.steps = d.steps;
+    }
   }
-  int orders = kFirstOrders;
-  for (int64_t run = kFirstRun;; run *= 2, orders = std::min(orders + 1, kOrders)) {
+  capacity_ = capacity;
+  schedule_.open = false;
+  Schedule& at = schedule_;
+  for (;; at.run *= 2, at.orders = std::min(at.orders + 1, kOrders), at.next = 0) {
     // The first round branches at the runs' first sections only; later rounds then try each
     // order again branching at any full point.
-    const int ways = run == kFirstRun ? 1 : 2;
-    for (int strategy = 0; strategy < ways * orders; ++strategy) {
+    const int ways = at.run == kFirstRun ? 1 : 2;
+    const bool first_round = at.run == kFirstRun;
+    const int canonical = branching == ExactBranching::Portfolio ? 3 : 0;
+    for (; at.next < canonical + ways * at.orders; ++at.next) {
       const int64_t left = budget - out.steps;
       // The first run always starts: what needs no search (nothing to place, a section
       // over the capacity) is answered whatever the budget.
-      if (left <= 0 && !(run == kFirstRun && strategy == 0)) {
+      if (left <= 0 && !(first_round && at.next == 0 && !resumed)) {
         out.outcome = ExactOutcome::BudgetExhausted;
+        at.open = true;  // a later decision at this capacity may go on from here
         return out;
       }
-      candidates_ = &orders_[strategy % orders];
-      any_point_ = strategy >= orders;
-      ExactDecision d = search(std::max<int64_t>(std::min(left, run), 0));
+      ExactDecision d;
+      bool share_used = false;  // the strategy had all its steps (or work) this round
+      if (at.next < canonical) {
+        static constexpr CanonicalOrder kCanonicalOrders[] = {CanonicalOrder::TotalWidthArea,
+                                                              CanonicalOrder::TotalAreaWidth,
+                                                              CanonicalOrder::WidthAreaTotal};
+        if (!canonical_) canonical_ = std::make_unique<CanonicalSearch>(items_);
+        // The first round's run of steps; later, as much work as this round's own strategies
+        // are about to do (twice the last round's), shared by the three preorders.
+        const int64_t share = std::max<int64_t>(at.last_round_work * 2 / 3, 1);
+        const int64_t steps = first_round ? std::min(left, at.run - at.used) : left;
+        const int64_t work = first_round ? INT64_MAX : share - at.used_work;
+        d = canonical_->decide(capacity, steps, kCanonicalOrders[at.next], work, deadline,
+                               at.started);
+        at.used += d.steps;
+        at.used_work += canonical_->work();
+        share_used = first_round ? at.used >= at.run : at.used_work >= share;
+      } else {
+        const int strategy = at.next - canonical;
+        if (strategy == 0 && !at.started) at.round_work = 0;
+        candidates_ = &orders_[strategy % at.orders];
+        any_point_ = strategy >= at.orders;
+        work_ = 0;
+        d = search(std::max<int64_t>(std::min(left, at.run - at.used), 0), at.started);
+        at.round_work += work_;
+        at.used += d.steps;
+        share_used = at.used >= at.run;
+        if (share_used && strategy + 1 == ways * at.orders) at.last_round_work = at.round_work;
+      }
       out.steps += d.steps;
-      if (d.outcome != ExactOutcome::BudgetExhausted) {
+      if (d.outcome != ExactOutcome::BudgetExhausted || d.timed_out) {
         d.steps = out.steps;
         return d;
       }
+      if (!share_used) {  // the budget ran out within the strategy: it goes on next time
+        at.started = true;
+        at.open = true;
+        out.outcome = ExactOutcome::BudgetExhausted;
+        return out;
+      }
+      at.started = false;
+      at.used = 0;
+      at.used_work = 0;
     }
   }
 }
@@ -148,8 +212,11 @@ bool ExactSearch::full_sections_meet(uint64_t capacity) const {
   return false;
 }
 
-ExactDecision ExactSearch::search(int64_t budget) {
+// One run of the search; `resume`: the run that stopped on its budget goes on (its stack and
+// state are as it left them, a child applied but not yet counted).
+ExactDecision ExactSearch::search(int64_t budget, bool resume) {
   ExactDecision out;
+  if (resume) return run_nodes(budget, true, out);
   if (!reset()) {
     out.outcome = ExactOutcome::DoesNotFit;
     return out;
@@ -162,22 +229,34 @@ ExactDecision ExactSearch::search(int64_t budget) {
   stack_.clear();
   open_scope(0, sections_ - 1, -1, true);
   out.steps = 1;
+  return run_nodes(budget, false, out);
+}
+
+ExactDecision ExactSearch::run_nodes(int64_t budget, bool child_pending, ExactDecision& out) {
   while (!stack_.empty()) {
-    Frame& frame = stack_.back();
-    if (frame.is_split) {  // backtracked onto: one of its components failed
-      stack_.pop_back();
-      continue;
+    if (!child_pending) {
+      Frame& frame = stack_.back();
+      if (frame.is_split) {  // backtracked onto: one of its components failed
+        stack_.pop_back();
+        continue;
+      }
+      undo_child(frame);
+      if (!next_child(frame)) {
+        fail_node();
+        continue;
+      }
+      if (remaining_count_ == 0) return fits(&out);
+      if (out.steps >= budget) {
+        out.outcome = ExactOutcome::BudgetExhausted;
+        return out;
+      }
+      if ((out.steps & 1023) == 0 && deadline_passed(deadline_)) {
+        out.outcome = ExactOutcome::BudgetExhausted;
+        out.timed_out = true;
+        return out;
+      }
     }
-    undo_child(frame);
-    if (!next_child(frame)) {
-      fail_node();
-      continue;
-    }
-    if (remaining_count_ == 0) return fits(&out);
-    if (out.steps >= budget) {
-      out.outcome = ExactOutcome::BudgetExhausted;
-      return out;
-    }
+    child_pending = false;
     ++out.steps;
     Frame& parent = stack_.back();
     // Only sections under items that overlap what the child changed can have lost room.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -28,9 +29,17 @@ inline uint64_t round_up(uint64_t value, uint64_t alignment) {
   return rest == 0 ? value : value + (alignment - rest);
 }
 
-// A plan from the items' blocks, or none (exact_block_packing.cpp).
+// Whether `deadline` is set and has passed.
+inline bool deadline_passed(const ExactDeadline& deadline) {
+  return deadline && std::chrono::steady_clock::now() >= *deadline;
+}
+
+class CanonicalSearch;  // exact_canonical_search.h
+
+// A plan from the items' blocks, or none, each level searched as `branching` says
+// (exact_block_packing.cpp).
 ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
-                               int64_t budget);
+                               int64_t budget, ExactBranching branching);
 
 // The search over one set of items; decide() may run many times with other capacities.
 //
@@ -42,17 +51,36 @@ class ExactSearch {
  public:
   // `blocks`: decide() first tries to pack the instance's blocks (see block_decomposition.h).
   explicit ExactSearch(const std::vector<ExactItem>& items, bool blocks = true);
+  ~ExactSearch();
 
-  // Whether the items fit within `capacity`, searching at most `budget` nodes (restarts, or
-  // one search branching as `branching` says).
+  // Whether the items fit within `capacity`, searching at most `budget` nodes before
+  // `deadline` (restarts, with or without CanonicalSearch, or one search branching as
+  // `branching` says).
   ExactDecision decide(uint64_t capacity, int64_t budget,
-                       ExactBranching branching = ExactBranching::Restarts);
+                       ExactBranching branching = ExactBranching::Restarts,
+                       const ExactDeadline& deadline = {}, bool resume = false);
 
  private:
   static constexpr int kOrders = 8;
   static constexpr int64_t kBlockShare = 4;  // the blocks' plan gets a quarter of the budget
-  static constexpr int kFirstOrders = 3;     // the orders of the first round; one more each round
+  static constexpr int64_t kMostBlockSteps = 250000;  // and never more than this
+  static constexpr int kFirstOrders = 3;  // the orders of the first round; one more each round
   static constexpr int64_t kFirstRun = 2000;
+
+  // Where the restarts of a decision stand: its round (the steps of each run, the orders), the
+  // next strategy of the round, and the work of the rounds' own strategies.
+  struct Schedule {
+    bool open = false;  // a decision ran out of budget here and may go on
+    uint64_t capacity = 0;
+    ExactBranching branching = ExactBranching::Restarts;
+    int64_t run = kFirstRun;
+    int orders = kFirstOrders;
+    int next = 0;
+    bool started = false;   // the next strategy ran and stopped on the budget
+    int64_t used = 0;       // its steps so far this round
+    int64_t used_work = 0;  // CanonicalSearch's: its work so far this round
+    int64_t round_work = 0, last_round_work = 0;
+  };
 
   // A node's state within its scope: the scope, its floors and the items left to place there,
   // as two independent 64-bit hashes (a collision, the only way a state could be mistaken
@@ -109,7 +137,8 @@ class ExactSearch {
   // ---- the search (exact_search.cpp) ---------------------------------------------------------
 
   bool full_sections_meet(uint64_t capacity) const;
-  ExactDecision search(int64_t budget);
+  ExactDecision search(int64_t budget, bool resume = false);
+  ExactDecision run_nodes(int64_t budget, bool child_pending, ExactDecision& out);
   bool reset();
   ExactDecision& fits(ExactDecision* out);
 
@@ -183,6 +212,9 @@ class ExactSearch {
 
   const std::vector<ExactItem>& items_;
   const bool blocks_;
+  std::unique_ptr<CanonicalSearch> canonical_;  // made on first use
+  Schedule schedule_;
+  ExactDeadline deadline_;
   int32_t sections_ = 0;
   std::vector<uint64_t> live_;                  // per section: bytes of all items there
   int64_t sized_items_ = 0;                     // items with a size
@@ -214,6 +246,9 @@ class ExactSearch {
   std::unordered_set<StateKey, StateKeyHash> failed_;  // states of nodes that failed
   size_t remaining_count_ = 0;
   bool cut_made_ = false;  // the last placement left a point that no remaining item crosses
+  // Section entries the scans have read (the bulk of a node's cost), to share time with
+  // CanonicalSearch by work, which depends only on the search, not on the machine.
+  mutable int64_t work_ = 0;
 };
 
 }  // namespace devplan::internal

@@ -127,6 +127,7 @@ bool ExactSearch::full_point(int32_t l, int32_t r, bool top, uint64_t level, Bra
 ExactSearch::Branch ExactSearch::choose_branch(int32_t lo, int32_t hi) {
   Branch best;
   size_t best_children = SIZE_MAX;
+  work_ += 2 * (hi - lo + 1);
   for (int side = 0; side < 2; ++side) {
     const bool top = side == 1;
     const std::vector<uint64_t>& level = top ? ceiling_ : floor_;

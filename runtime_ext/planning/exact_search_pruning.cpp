@@ -11,6 +11,7 @@ namespace devplan::internal {
 std::pair<int32_t, int32_t> ExactSearch::affected(int32_t a, int32_t b) const {
   int32_t lo = a, hi = b;
   for (int32_t s = a; s <= b; ++s) {
+    work_ += static_cast<int64_t>(covering_[s].size());
     for (int32_t i : covering_[s]) {
       lo = std::min(lo, start_[i]);
       hi = std::max(hi, end_[i]);
@@ -30,9 +31,11 @@ bool ExactSearch::sections_can_hold(int32_t lo, int32_t hi) {
     highest_[s] = 0;
   }
   for (int32_t s = lo; s <= hi; ++s) {
+    work_ += static_cast<int64_t>(covering_[s].size());
     for (int32_t i : covering_[s]) {
       if (visited_[i] == visit_) continue;
       visited_[i] = visit_;
+      work_ += 2 * (end_[i] - start_[i] + 1);
       uint64_t high_floor = 0, low_ceiling = UINT64_MAX;
       for (int32_t t = start_[i]; t <= end_[i]; ++t) {
         high_floor = std::max(high_floor, floor_[t]);

@@ -1,5 +1,6 @@
-// Two trees the exact planner keeps over its time sections:
+// Three trees the exact planner keeps over its time sections:
 //   MinTree     values with point updates and range minimum. O(log n) each.
+//   MaxTree     values with point updates and range maximum. O(log n) each.
 //   CountTree   counts with point additions and range sums (a Fenwick tree). O(log n) each.
 #pragma once
 
@@ -32,6 +33,37 @@ class MinTree {
     for (size_t a = l + leaves_, b = r + leaves_ + 1; a < b; a /= 2, b /= 2) {
       if (a & 1) out = std::min(out, tree_[a++]);
       if (b & 1) out = std::min(out, tree_[--b]);
+    }
+    return out;
+  }
+
+ private:
+  size_t leaves_;
+  std::vector<uint64_t> tree_;
+};
+
+class MaxTree {
+ public:
+  explicit MaxTree(size_t n) : leaves_(1) {
+    while (leaves_ < n) leaves_ *= 2;
+    tree_.assign(2 * leaves_, 0);
+  }
+
+  void set(size_t i, uint64_t value) {
+    size_t node = i + leaves_;
+    tree_[node] = value;
+    for (node /= 2; node >= 1; node /= 2) {
+      tree_[node] = std::max(tree_[2 * node], tree_[2 * node + 1]);
+    }
+  }
+
+  // max over [l, r] inclusive; 0 when l > r.
+  uint64_t max(size_t l, size_t r) const {
+    uint64_t out = 0;
+    if (l > r) return out;
+    for (size_t a = l + leaves_, b = r + leaves_ + 1; a < b; a /= 2, b /= 2) {
+      if (a & 1) out = std::max(out, tree_[a++]);
+      if (b & 1) out = std::max(out, tree_[--b]);
     }
     return out;
   }
