@@ -73,7 +73,10 @@ Result<IntervalPlan> plan_interval_rows(const std::vector<IntervalRow>& rows,
   plan.live_bound = exact_live_bytes(exact_items) * unit;
   plan.proven_bound = plan.live_bound;
   auto take = [&](const OffsetPlan& heuristic) {
-    const uint64_t height = exact_height(exact_items, heuristic.offsets) * unit;
+    uint64_t height = 0;  // in bytes, as the heuristics' offsets are
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k].size > 0) height = std::max(height, heuristic.offsets[k] + rows[k].size);
+    }
     if (!plan.offsets.empty() && height >= plan.height) return;
     plan.offsets = heuristic.offsets;
     plan.height = height;

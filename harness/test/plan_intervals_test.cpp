@@ -67,6 +67,20 @@ TEST(PlanIntervalsTest, PublishedFormatRoundTripsWithAnOffsetColumn) {
   EXPECT_THAT(stdout_run.err, HasSubstr("height 12 B"));
 }
 
+TEST(PlanIntervalsTest, EveryAlgorithmReportsItsHeightInBytes) {
+  // Sizes of 4 bytes: the exact search works in units of 4; every height is still in bytes.
+  const std::string in = csv_file(kPublished);
+  for (const char* algorithm : {"naive", "greedy", "greedy_breadth", "search", "exact", "best"}) {
+    testing::CommandResult r =
+        run(&plan_command, {"--intervals", in, "--algorithm", algorithm, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string naive_height = R"("height":20,)";  // every buffer stacked
+    EXPECT_THAT(r.out,
+                HasSubstr(std::string(algorithm) == "naive" ? naive_height : R"("height":12,)"))
+        << algorithm << ": " << r.out;
+  }
+}
+
 TEST(PlanIntervalsTest, TheOtherHeaderSpellingIsEchoed) {
   const std::string in = csv_file("buffer,start,end,size\nx,0,2,8\ny,1,3,8\n");
   testing::CommandResult r = run(&plan_command, {"--intervals", in});
@@ -119,7 +133,7 @@ TEST(PlanIntervalsTest, CapacityDecidesTheExitCode) {
   testing::CommandResult proven = run(&plan_command, {"--intervals", gap, "--capacity", "13"});
   EXPECT_EQ(proven.exit_code, 1);
   EXPECT_THAT(proven.err, HasSubstr("does not fit within 13 B: proven (no plan is below 14 B)\n"));
-  EXPECT_THAT(proven.err, HasSubstr("optimal (proven bound 14 B, exact, 64 search steps)"));
+  EXPECT_THAT(proven.err, HasSubstr("optimal (proven bound 14 B, exact, 32 search steps)"));
   testing::CommandResult solved = run(&plan_command, {"--intervals", gap, "--capacity", "14"});
   EXPECT_EQ(solved.exit_code, 0) << solved.err;
 }
@@ -139,12 +153,12 @@ TEST(PlanIntervalsTest, TheTimeLimitEndsTheSearchAndSaysSo) {
   testing::CommandResult json = run(&plan_command, {"--intervals", gap, "--capacity", "13",
                                                     "--time-limit", "0.000001", "--json"});
   EXPECT_EQ(json.exit_code, 1);
-  EXPECT_THAT(json.out, HasSubstr(R"("steps":0,"timed_out":true,"capacity":13,"fits":false})"))
+  EXPECT_THAT(json.out, HasSubstr(R"("steps":1,"timed_out":true,"capacity":13,"fits":false})"))
       << json.out;
   // With a budget of steps and no time limit, nothing depends on time.
   testing::CommandResult steps = run(
       &plan_command, {"--intervals", gap, "--capacity", "13", "--budget-steps", "1000", "--json"});
-  EXPECT_THAT(steps.out, HasSubstr(R"("optimal":true,"steps":64,"timed_out":false,)")) << steps.out;
+  EXPECT_THAT(steps.out, HasSubstr(R"("optimal":true,"steps":32,"timed_out":false,)")) << steps.out;
 }
 
 TEST(PlanIntervalsTest, TheTimeLimitIsANumberOfSeconds) {

@@ -13,7 +13,7 @@ namespace devplan {
 
 namespace {
 // The steps per probe of minimize_exact's first pass when they have no limit.
-constexpr int64_t kFirstPassSteps = 20000;
+constexpr int64_t kFirstPassSteps = 5000;
 }  // namespace
 
 using internal::ExactSearch;
@@ -91,11 +91,11 @@ ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64
   // question asked (stop_at).
   const bool only_question = stop_at > 0 && first == stop_at;
   if (budget_steps == kUnlimitedSteps && !only_question) {
-    // Passes, each with twice the last one's steps per probe: the decision at the bound goes on
-    // where it stopped, and after each probe that bisects between the bound and the best
-    // height (from scratch: a probe higher up is another question) it gets as many steps as the
-    // probe used. The bound gets its steps without repeats, and the heights above it fall in
-    // the meantime.
+    // Passes, each with twice the last one's steps per probe: each probe bisects between the
+    // bound and the best height, from scratch (another height is another question); after it,
+    // the decision at the bound goes on where it stopped, for twice the steps the probe used:
+    // it is the one decision that ends the search, and it gets its steps without repeats while
+    // the height falls.
     ExactSearch bound_search(items);
     // Goes on deciding at the bound for `steps`; true when the search is over.
     auto bound_turn = [&](int64_t steps) {
@@ -130,7 +130,7 @@ ExactPlan minimize_exact(const std::vector<ExactItem>& items, std::vector<uint64
         } else {
           floor = at + 1;
         }
-        if (bound_turn(d.steps)) return plan;
+        if (bound_turn(2 * d.steps)) return plan;
         floor = std::max(floor, first + 1);
       }
     }

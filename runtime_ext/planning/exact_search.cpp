@@ -101,10 +101,11 @@ ExactSearch::~ExactSearch() = default;
 // search again what an earlier run refuted. A search's time grows steeply on the few
 // instances where its first choices go wrong; restarting another way bounds that tail.
 //
-// In a portfolio, every round starts with CanonicalSearch in its three preorders: in the first
-// round each gets the round's run of steps; later they together get as much work as the round's
-// own strategies (work: the section entries each engine reads, see work_): the two engines fail on
-// different instances, and neither one's tail then costs more than about twice the other's.
+// In a portfolio, every round starts with CanonicalSearch in its three preorders (the first
+// round after its first strategy): in the first round each gets the round's run of steps; later
+// they together get as much work as the round's own strategies (work: the section entries each
+// engine reads, see work_): the two engines fail on different instances, and neither one's tail
+// then costs more than about twice the other's.
 //
 // A decision left open by its budget can go on (`resume`) at the same capacity: from the
 // strategy it stopped in, with the failed states it knew.
@@ -159,7 +160,11 @@ ExactDecision ExactSearch::decide(uint64_t capacity, int64_t budget, ExactBranch
       }
       ExactDecision d;
       bool share_used = false;  // the strategy had all its steps (or work) this round
-      if (at.next < canonical) {
+      // The canonical strategies come first in a round, after the first strategy of the first
+      // round (which decides most instances at once).
+      const int first_canonical = first_round ? 1 : 0;
+      const bool is_canonical = at.next >= first_canonical && at.next < first_canonical + canonical;
+      if (is_canonical) {
         static constexpr CanonicalOrder kCanonicalOrders[] = {CanonicalOrder::TotalWidthArea,
                                                               CanonicalOrder::TotalAreaWidth,
                                                               CanonicalOrder::WidthAreaTotal};
@@ -169,13 +174,13 @@ ExactDecision ExactSearch::decide(uint64_t capacity, int64_t budget, ExactBranch
         const int64_t share = std::max<int64_t>(at.last_round_work * 2 / 3, 1);
         const int64_t steps = first_round ? std::min(left, at.run - at.used) : left;
         const int64_t work = first_round ? INT64_MAX : share - at.used_work;
-        d = canonical_->decide(capacity, steps, kCanonicalOrders[at.next], work, deadline,
-                               at.started);
+        d = canonical_->decide(capacity, steps, kCanonicalOrders[at.next - first_canonical], work,
+                               deadline, at.started);
         at.used += d.steps;
         at.used_work += canonical_->work();
         share_used = first_round ? at.used >= at.run : at.used_work >= share;
       } else {
-        const int strategy = at.next - canonical;
+        const int strategy = at.next < first_canonical ? at.next : at.next - canonical;
         if (strategy == 0 && !at.started) at.round_work = 0;
         candidates_ = &orders_[strategy % at.orders];
         any_point_ = strategy >= at.orders;
@@ -250,7 +255,7 @@ ExactDecision ExactSearch::run_nodes(int64_t budget, bool child_pending, ExactDe
         out.outcome = ExactOutcome::BudgetExhausted;
         return out;
       }
-      if ((out.steps & 1023) == 0 && deadline_passed(deadline_)) {
+      if ((out.steps & 1023) == 1 && deadline_passed(deadline_)) {
         out.outcome = ExactOutcome::BudgetExhausted;
         out.timed_out = true;
         return out;
