@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include <runtime_ext/planning/exact_search.h>
+#include <runtime_ext/planning/exact_engine_support.h>
 
 namespace devplan::internal {
 

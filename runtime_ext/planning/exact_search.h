@@ -2,7 +2,8 @@
 // and minimize_exact (exact_planner.h) run, and decide_by_blocks, which packs an instance's
 // blocks with it. Its parts, one concept per file:
 //   exact_search.cpp            the search over one set of items: its sections and candidate
-//                               orders, the restarts (decide) and the node loop (search);
+//                               orders, the restarts and the portfolio with CanonicalSearch
+//                               (decide), and the node loop (search);
 //   exact_search_nodes.cpp      the nodes: scopes and their components, the children a node
 //                               places and undoes, the failed states;
 //   exact_search_branching.cpp  where a node branches: the runs of floors and ceilings, their
@@ -19,20 +20,11 @@
 #include <utility>
 #include <vector>
 
+#include <runtime_ext/planning/exact_engine_support.h>
 #include <runtime_ext/planning/exact_planner.h>
 #include <runtime_ext/planning/segment_trees.h>
 
 namespace devplan::internal {
-
-inline uint64_t round_up(uint64_t value, uint64_t alignment) {
-  const uint64_t rest = value % alignment;
-  return rest == 0 ? value : value + (alignment - rest);
-}
-
-// Whether `deadline` is set and has passed.
-inline bool deadline_passed(const ExactDeadline& deadline) {
-  return deadline && std::chrono::steady_clock::now() >= *deadline;
-}
 
 class CanonicalSearch;  // exact_canonical_search.h
 
