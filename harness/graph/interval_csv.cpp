@@ -11,9 +11,10 @@ enum Column { kId, kLower, kUpper, kSize, kAlignment, kOffset, kColumns };
 // The column a header name stands for; kColumns when none.
 int column_of(const std::string& name) {
   static const std::unordered_map<std::string, int> names = {
-      {"id", kId},       {"buffer", kId},           {"lower", kLower},
-      {"start", kLower}, {"upper", kUpper},         {"end", kUpper},
-      {"size", kSize},   {"alignment", kAlignment}, {"offset", kOffset}};
+      {"id", kId},        {"buffer", kId},   {"lower", kLower},
+      {"start", kLower},  {"begin", kLower}, {"upper", kUpper},
+      {"end", kUpper},    {"size", kSize},   {"alignment", kAlignment},
+      {"offset", kOffset}};
   auto it = names.find(name);
   return it == names.end() ? kColumns : it->second;
 }
@@ -64,6 +65,7 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
   unsigned __int128 total = 0;
   size_t line_number = 0, from = 0;
   bool have_header = false;
+  bool inclusive_end = false;  // the upper column is spelled `end`
   while (from < text.size()) {
     const size_t newline = text.find('\n', from);
     const std::string line =
@@ -90,6 +92,7 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
         names.push_back(fields[c]);
         if (col != kOffset) table.header.push_back(fields[c]);
       }
+      inclusive_end = index_of[kUpper] >= 0 && names[index_of[kUpper]] == "end";
       const char* required[] = {"id", "lower", "upper", "size"};
       for (int col = kId; col <= kSize; ++col) {
         if (index_of[col] < 0) {
@@ -130,7 +133,14 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
                                 : "is not a non-negative integer"));
       }
       if (col == kLower) row.lower = static_cast<int64_t>(value);
-      if (col == kUpper) row.upper = static_cast<int64_t>(value);
+      if (col == kUpper) {
+        // An `end` column names the last step a buffer is live (MiniMalloc's reading of it):
+        // the lifetime is [start, end + 1).
+        if (inclusive_end && value == uint64_t{INT64_MAX}) {
+          return fail(line_number, where + ": '" + field + "' does not fit in 63 bits plus one");
+        }
+        row.upper = static_cast<int64_t>(value) + (inclusive_end ? 1 : 0);
+      }
       if (col == kSize) row.size = value;
       if (col == kAlignment) {
         if (value == 0 || (value & (value - 1)) != 0 || value > (uint64_t{1} << 32)) {
@@ -141,10 +151,16 @@ Result<IntervalTable> parse_interval_csv(const std::string& text, const std::str
       }
     }
     if (row.upper <= row.lower) {
-      return fail(line_number, "column " + std::to_string(index_of[kUpper] + 1) + " (" +
-                                   names[index_of[kUpper]] + "): upper " +
-                                   std::to_string(row.upper) + " is not above lower " +
-                                   std::to_string(row.lower) + " (lifetimes are [lower, upper))");
+      const std::string column =
+          "column " + std::to_string(index_of[kUpper] + 1) + " (" + names[index_of[kUpper]] + "): ";
+      if (inclusive_end) {
+        return fail(line_number, column + "end " + std::to_string(row.upper - 1) +
+                                     " is before start " + std::to_string(row.lower) +
+                                     " (an end is the last step: lifetimes are [start, end])");
+      }
+      return fail(line_number, column + "upper " + std::to_string(row.upper) +
+                                   " is not above lower " + std::to_string(row.lower) +
+                                   " (lifetimes are [lower, upper))");
     }
     auto [it, inserted] = line_of_id.emplace(row.id, line_number);
     if (!inserted) {

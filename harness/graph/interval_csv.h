@@ -6,8 +6,10 @@
 //
 // lifetimes half-open [lower, upper), sizes in bytes, an optional alignment (a power of two;
 // 1 when absent). The header names each column; columns may come in any order, and the
-// spellings buffer/start/end for id/lower/upper are accepted too. A column `offset` (a plan's
-// output) is read past. Writing echoes the input's header names and rows, with `offset` last.
+// spellings buffer, start (or begin) and end for id, lower and upper are accepted too. As in
+// MiniMalloc, an `end` is the last step a buffer is live: `start,end` is [start, end + 1). A
+// column `offset` (a plan's output) is read past. Writing echoes the input's header names and
+// rows, with `offset` last.
 //
 //   Result<IntervalTable> t = parse_interval_csv(text, "in.csv");
 //   std::string csv = write_interval_csv(*t, offsets);

@@ -88,6 +88,25 @@ TEST(PlanIntervalsTest, TheOtherHeaderSpellingIsEchoed) {
   EXPECT_EQ(r.out, "buffer,start,end,size,offset\nx,0,2,8,0\ny,1,3,8,8\n");
 }
 
+TEST(PlanIntervalsTest, AnEndIsTheLastStepABufferIsLive) {
+  // As MiniMalloc reads the older spelling: x ends at 2 and y starts at 2, so they overlap.
+  const std::string ends = csv_file("buffer,start,end,size\nx,0,2,8\ny,2,4,8\nz,5,5,8\n");
+  testing::CommandResult r = run(&plan_command, {"--intervals", ends});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "buffer,start,end,size,offset\nx,0,2,8,0\ny,2,4,8,8\nz,5,5,8,0\n");
+  // With upper, the lifetimes are half-open: the same numbers do not overlap.
+  const std::string uppers = csv_file("id,lower,upper,size\nx,0,2,8\ny,2,4,8\n");
+  testing::CommandResult half_open = run(&plan_command, {"--intervals", uppers});
+  ASSERT_EQ(half_open.exit_code, 0) << half_open.err;
+  EXPECT_EQ(half_open.out, "id,lower,upper,size,offset\nx,0,2,8,0\ny,2,4,8,0\n");
+  const std::string backwards = csv_file("buffer,begin,end,size\nx,3,2,8\n");
+  testing::CommandResult bad = run(&plan_command, {"--intervals", backwards});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "devplan plan: InvalidArgument: " + backwards +
+                         ":2: column 3 (end): end 2 is before start 3 (an end is the last step: "
+                         "lifetimes are [start, end])\n");
+}
+
 TEST(PlanIntervalsTest, PerRowAlignmentIsHonouredAndTheOptimumProven) {
   // y (alignment 8) at 0 and x (alignment 4) at 8: height 11. x first would give 13.
   const std::string in = csv_file("id,lower,upper,size,alignment\nx,0,2,3,4\ny,1,3,5,8\n");
