@@ -45,13 +45,6 @@ void BlockRegistry::add(uint64_t seq, const void* ptr, size_t size, size_t align
   } else {
     by_start_.insert(ptr, index);
   }
-  added_.push_back(index);
-  if (added_.size() > added_limit_) {  // no ordered lookup for a long while: drop the forgotten
-    added_.erase(
-        std::remove_if(added_.begin(), added_.end(), [&](size_t i) { return !blocks_[i].mapped; }),
-        added_.end());
-    added_limit_ = 2 * added_.size() + kAddedSlack;
-  }
   ordered_stale_ = true;
   ++live_count_;
 }
@@ -63,25 +56,35 @@ const BlockRegistry::Block* BlockRegistry::free_live(const void* ptr) {
 }
 
 const BlockRegistry::Block* BlockRegistry::free_live_on(const void* ptr, DeviceIndex device) {
+  const size_t index = free_live_index_on(ptr, device);
+  return index == kNoBlock ? nullptr : &blocks_[index];
+}
+
+size_t BlockRegistry::free_live_index_on(const void* ptr, DeviceIndex device) {
   const size_t* index = by_start_.find(ptr);
-  if (index == nullptr) return nullptr;
+  if (index == nullptr) return kNoBlock;
   const Block& block = blocks_[*index];
-  if (!block.live || block.device.index != device) return nullptr;
-  return free_index(*index);
+  if (!block.live || block.device.index != device) return kNoBlock;
+  free_index(*index);
+  return *index;
 }
 
 const BlockRegistry::Block* BlockRegistry::free_index(size_t index) {
   Block& block = blocks_[index];
   block.live = false;
   --live_count_;
-  held_.push_back(index);
   return &block;
 }
 
 void BlockRegistry::mark_released(const void* ptr) {
-  const size_t index = take_held(ptr);
-  if (index == kNone) return;
-  blocks_[index].memory_held = false;
+  const size_t* index = by_start_.find(ptr);  // a block holding memory is always found by start
+  if (index != nullptr) mark_released_at(*index);
+}
+
+void BlockRegistry::mark_released_at(size_t index) {
+  Block& block = blocks_[index];
+  if (block.live || !block.memory_held) return;
+  block.memory_held = false;
   remember_release(index);
 }
 
@@ -142,11 +145,10 @@ void BlockRegistry::clear() {
   blocks_.clear();
   by_start_.clear();
   ordered_.clear();
-  added_.clear();
-  added_limit_ = kAddedSlack;
+  ordered_upto_ = 0;
   ordered_stale_ = false;
   released_.clear();
-  held_.clear();
+  released_next_ = 0;
   live_count_ = 0;
   labels_.clear();
   last_owner_label_.reset();
@@ -185,11 +187,10 @@ const BlockRegistry::Block* BlockRegistry::containing(const void* addr_ptr) cons
 void BlockRegistry::update_ordered() const {
   if (!ordered_stale_) return;
   std::vector<Entry> added;
-  added.reserve(added_.size());
-  for (size_t index : added_) {
+  for (size_t index = ordered_upto_; index < blocks_.size(); ++index) {
     if (blocks_[index].mapped) added.emplace_back(address(blocks_[index].ptr), index);
   }
-  added_.clear();
+  ordered_upto_ = blocks_.size();
   std::sort(added.begin(), added.end());
   std::vector<Entry> merged;
   merged.reserve(ordered_.size() + added.size());
@@ -225,36 +226,16 @@ void BlockRegistry::unmap(size_t index) const {
   ordered_stale_ = true;
 }
 
-size_t BlockRegistry::take_held(const void* ptr) {
-  // A quarantine releases the oldest freed block, or the newest at once when it does not keep
-  // it: look at both ends of held_ before searching the map (blocks released from elsewhere in
-  // held_ are dropped when they reach its front).
-  while (!held_.empty() && !blocks_[held_.front()].memory_held) held_.pop_front();
-  if (held_.empty()) return kNone;
-  for (bool front : {true, false}) {
-    const size_t index = front ? held_.front() : held_.back();
-    if (blocks_[index].ptr != ptr) continue;
-    if (front) {
-      held_.pop_front();
-    } else {
-      held_.pop_back();
-    }
-    return index;
-  }
-  const size_t* index = by_start_.find(ptr);
-  if (index == nullptr) return kNone;
-  const Block& block = blocks_[*index];
-  if (block.live || !block.memory_held) return kNone;
-  return *index;
-}
-
 void BlockRegistry::remember_release(size_t block_index) {
-  released_.push_back(block_index);
-  while (released_.size() > kRememberedReleases) {
-    const size_t oldest = released_.front();
-    released_.pop_front();
-    if (blocks_[oldest].mapped) unmap(oldest);
+  if (released_.size() < kRememberedReleases) {
+    released_.push_back(block_index);
+    return;
   }
+  // The window is full: its oldest release falls out (and is forgotten unless forgotten already).
+  size_t& oldest = released_[released_next_];
+  if (blocks_[oldest].mapped) unmap(oldest);
+  oldest = block_index;
+  released_next_ = (released_next_ + 1) % kRememberedReleases;
 }
 
 }  // namespace devplan

@@ -11,7 +11,8 @@
 // a flat hash map (PointerMap) answers that in about one probe. The questions about addresses
 // inside blocks (interior frees, copies, host ranges overlapping device memory) are rarer and
 // use an address-ordered index that is brought up to date only when such a question comes (a
-// sort of the blocks added since, merged in). A released block that a newer block overlaps is
+// sort of the blocks added since, merged in; they are the end of the block list, so nothing
+// is kept per allocation to find them). A released block that a newer block overlaps is
 // forgotten then, at the latest, and every lookup answers as if it had been forgotten at once:
 // a newer block at the same start replaces it in the hash map, and the lookups that could see
 // one starting elsewhere update the ordered index first.
@@ -24,12 +25,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <mocks/chunked_vector.h>
 #include <mocks/ledger_records.h>
 #include <mocks/pointer_map.h>
 #include <runtime_ext/core/allocation_owner.h>
@@ -39,6 +40,8 @@ namespace devplan {
 class BlockRegistry {
  public:
   static constexpr size_t kRememberedReleases = 4096;
+  // What the index-based functions return for "no such block".
+  static constexpr size_t kNoBlock = SIZE_MAX;
 
   // One successful allocation, compact: the owner is kept as a label and a buffer number, its
   // text is built by record().
@@ -70,6 +73,27 @@ class BlockRegistry {
   // Notes that the freed block starting at `ptr` holds no memory any more.
   void mark_released(const void* ptr);
 
+  // The same by index (for at()), for an owner that keeps the blocks' indices (ShardBlockStore:
+  // the ledger's blocks are its table, so a free or a release finds its block without a lookup).
+  // free_live_on(), returning the freed block's index, or kNoBlock (and no change).
+  size_t free_live_index_on(const void* ptr, DeviceIndex index);
+  // mark_released() of the freed block at `index`; nothing for a live or released one.
+  void mark_released_at(size_t index);
+  // The index of the block starting at `ptr` that the lookups still find, whatever its state;
+  // kNoBlock when none does.
+  size_t index_at(const void* ptr) const {
+    const size_t* index = by_start_.find(ptr);
+    return index == nullptr ? kNoBlock : *index;
+  }
+  // Calls f(block) for every block that still holds memory (live, or freed and not released).
+  template <typename F>
+  void for_each_held(F&& f) const {
+    by_start_.for_each([&](const void*, size_t index) {
+      const Block& block = blocks_[index];
+      if (block.live || block.memory_held) f(block);
+    });
+  }
+
   // The live block starting at `ptr`, or nullptr.
   const Block* live_at(const void* ptr) const;
   // The freed block starting at `ptr`, or nullptr.
@@ -98,26 +122,22 @@ class BlockRegistry {
   const Block* free_index(size_t index);
   // The block whose footprint contains `addr`, whatever its state, or nullptr.
   const Block* containing(const void* addr) const;
-  // Brings ordered_ up to date (merging in added_, dropping unmapped and overlapped blocks).
+  // Brings ordered_ up to date (merging in the blocks added since, dropping unmapped and
+  // overlapped blocks).
   void update_ordered() const;
   void unmap(size_t index) const;
   void remember_release(size_t block_index);
-  // The index of the freed block at `ptr` whose memory is held, taken off held_; kNone if none.
-  size_t take_held(const void* ptr);
-
-  static constexpr size_t kNone = SIZE_MAX;
 
   // Every block, in sequence order. Mutable: the ordered index forgets overlapped blocks lazily.
-  mutable std::deque<Block> blocks_;
+  mutable ChunkedVector<Block> blocks_;
   mutable PointerMap<size_t> by_start_;  // live, held and remembered blocks, by start
   mutable std::vector<Entry> ordered_;   // the same by address, as of the last update
-  mutable std::vector<size_t> added_;    // blocks added since the last update
-  mutable bool ordered_stale_ = false;
-  static constexpr size_t kAddedSlack = 1024;
-  size_t added_limit_ =
-      kAddedSlack;  // added_ is compacted beyond this   // a block was added or unmapped since then
-  std::deque<size_t> released_;  // released blocks still mapped, oldest first
-  std::deque<size_t> held_;      // freed blocks in the order freed; some may be released since
+  mutable size_t ordered_upto_ = 0;      // blocks_[ordered_upto_...] were added since then
+  mutable bool ordered_stale_ = false;   // a block was added or unmapped since then
+  // The last kRememberedReleases releases, a ring whose oldest entry is at released_next_ once
+  // it is full (some may have been forgotten since: overlapped by a newer block).
+  std::vector<size_t> released_;
+  size_t released_next_ = 0;
   size_t live_count_ = 0;
   // Owner labels: kept alive for the blocks; the last one seen, to skip the lookup.
   std::vector<std::shared_ptr<const std::string>> labels_;

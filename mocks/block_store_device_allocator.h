@@ -39,6 +39,10 @@
 // is fixed when it is allocated; set_backing() applies to later blocks and is ignored with an
 // upstream.
 //
+// The memory itself (backings, patterns, poisoning, copies) is BlockMemory's, shared with
+// ShardBlockStore, the block store of a TrackingDeviceAllocator's shard; this store adds its own
+// table of blocks (a PointerMap) and the quarantine.
+//
 // Threading: not synchronized (see DeviceAllocatorAdaptor). The destructor frees every block it
 // holds, live ones included, without calling the listener. Ownership: the upstream must outlive
 // this allocator.
@@ -47,35 +51,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 
+#include <mocks/block_memory.h>
 #include <mocks/block_quarantine.h>
 #include <mocks/pointer_map.h>
-#include <mocks/reserved_address_space.h>
 #include <mocks/sized_device_allocator.h>
 
 namespace devplan {
 
-// What stands behind a simulated device block.
-enum class DeviceBacking {
-  Host,      // a host allocation of the block's size, filled with the patterns
-  Unbacked,  // a reserved address range; host pages only where copies touch it
-  Device,    // memory from an upstream device allocator (a real device)
-};
-
-// "host", "unbacked" or "device".
-const char* device_backing_name(DeviceBacking backing);
+// DeviceBacking and device_backing_name() are in mocks/block_memory.h (included here).
 
 class BlockStoreDeviceAllocator : public SizedDeviceAllocator {
  public:
-  static constexpr uint8_t kFreshPattern = 0xCD;  // fills every new block
-  static constexpr uint8_t kFreedPattern = 0xDD;  // fills every quarantined block
+  static constexpr uint8_t kFreshPattern = BlockMemory::kFreshPattern;  // fills every new block
+  static constexpr uint8_t kFreedPattern = BlockMemory::kFreedPattern;  // every quarantined one
   static constexpr size_t kDefaultQuarantineBytes = size_t{64} << 20;
   static constexpr size_t kDefaultQuarantineBlocks = 1024;
   // Requests above this are refused without asking the host: a libstdc++ aligned new near
   // SIZE_MAX wraps its size, and AddressSanitizer aborts on sizes above 1 TiB.
-  static constexpr uint64_t kHostAllocationLimit = uint64_t{1} << 40;
+  static constexpr uint64_t kHostAllocationLimit = BlockMemory::kHostAllocationLimit;
 
   using ReleaseListener = std::function<void(const void* ptr)>;
 
@@ -94,28 +89,25 @@ class BlockStoreDeviceAllocator : public SizedDeviceAllocator {
   std::optional<LiveBlock> find_live_block(const void* ptr) const override;
   Error copy_host_to_device(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
   Error copy_device_to_host(void* dst, const void* src, size_t nbytes, DeviceIndex index) override;
-  DeviceType device_type() const override { return type_; }
+  DeviceType device_type() const override { return memory_.device_type(); }
 
   // Sets the quarantine's limits, releasing the oldest blocks beyond them at once.
   // (0, 0) disables the quarantine: freed blocks go back to the system immediately.
   void set_quarantine_limits(size_t max_bytes, size_t max_blocks);
   // Whether new and quarantined blocks are filled with the patterns (on by default).
-  void set_fill_patterns(bool on) { fill_patterns_ = on; }
+  void set_fill_patterns(bool on) { memory_.set_fill_patterns(on); }
   // How blocks allocated from now on are backed (see the header comment); ignored with an
   // upstream, whose blocks are always Device.
-  void set_backing(DeviceBacking backing) {
-    if (upstream_ == nullptr) backing_ = backing;
-  }
-  DeviceBacking backing() const { return backing_; }
+  void set_backing(DeviceBacking backing) { memory_.set_backing(backing); }
+  DeviceBacking backing() const { return memory_.backing(); }
   // Host bytes behind unbacked blocks that copies have backed (live and quarantined).
-  size_t unbacked_backed_bytes() const { return reserved_.backed_bytes(); }
+  size_t unbacked_backed_bytes() const { return memory_.unbacked_backed_bytes(); }
   // Called with a freed block's start each time its memory goes back to the system.
   void set_release_listener(ReleaseListener listener) { on_release_ = std::move(listener); }
 
   // True when `block_start` starts a block (live or quarantined) with no host memory behind it.
   bool is_unbacked(const void* block_start) const {
-    const HostBlock* block = blocks_.find(block_start);
-    return block != nullptr && block->unbacked;
+    return blocks_.find(block_start) != nullptr && memory_.is_unbacked(block_start);
   }
   // True when `ptr` is the start of a freed block still held in the quarantine.
   bool is_quarantined(const void* ptr) const;
@@ -123,7 +115,7 @@ class BlockStoreDeviceAllocator : public SizedDeviceAllocator {
   // `block_start`, unpoisoning it for the read. The caller checks the range.
   void read_held(const void* block_start, const void* ptr, size_t nbytes, void* out) const;
   // The allocator device blocks come from; nullptr for a simulated device.
-  DeviceAllocator* upstream() const { return upstream_; }
+  DeviceAllocator* upstream() const { return memory_.upstream(); }
   // Releases every quarantined block (the listener hears of each).
   void release_quarantine();
 
@@ -133,30 +125,16 @@ class BlockStoreDeviceAllocator : public SizedDeviceAllocator {
     size_t alignment = 0;
     DeviceIndex index = 0;
     bool quarantined = false;
-    bool unbacked = false;
   };
 
-  Error allocation_error(ErrorCode code, const std::string& message) const;
   void quarantine(const void* ptr, HostBlock& block);
   // Returns a freed block's memory to the system and tells the listener.
   void release(const void* ptr);
-  // Fills [ptr, ptr + nbytes) of a block with `pattern`, on the host or through the upstream.
-  void fill(void* ptr, size_t nbytes, uint8_t pattern, DeviceIndex index);
-  // Backs the pages a copy touches when `ptr` lies in an unbacked block (the caller checked
-  // that the range lies inside one live block).
-  Error back_for_copy(const void* ptr, size_t nbytes);
 
-  DeviceAllocator* const upstream_ = nullptr;  // with DeviceBacking::Device only
-  const DeviceType type_;
-  const std::string name_;
+  BlockMemory memory_;
   PointerMap<HostBlock> blocks_;  // live and quarantined, by start
   BlockQuarantine quarantine_{kDefaultQuarantineBytes, kDefaultQuarantineBlocks};
   ReleaseListener on_release_;
-  bool fill_patterns_ = true;
-  DeviceBacking backing_ = DeviceBacking::Host;
-  ReservedAddressSpace reserved_;
-  // Unbacked blocks' start -> size, ordered, so that a copy's interior pointer finds its block.
-  std::map<uintptr_t, size_t> unbacked_blocks_;
 };
 
 }  // namespace devplan

@@ -58,10 +58,6 @@ uint64_t FailureInjectingDeviceAllocator::call_number() {
   return shared_sequence_ != nullptr ? shared_sequence_->current() : own_sequence_.next();
 }
 
-bool FailureInjectingDeviceAllocator::has_allocation_faults() const {
-  return !fail_at_.empty() || fail_from_ != 0 || fail_devices_.any();
-}
-
 std::string FailureInjectingDeviceAllocator::fault_for(uint64_t seq, const Device& device) const {
   if (fail_at_.count(seq) != 0) return "fail_allocation_at " + std::to_string(seq);
   if (fail_from_ != 0 && seq >= fail_from_) {

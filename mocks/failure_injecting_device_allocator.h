@@ -41,6 +41,10 @@ class FailureInjectingDeviceAllocator : public DeviceAllocatorAdaptor {
   void fail_copies(CopyDirection directions) { fail_copies_ = directions; }
   // Removes every fault set by the four functions above.
   void clear_faults();
+  // Whether any allocation fault is set (the common case is none: then nothing is looked up).
+  bool has_allocation_faults() const {
+    return !fail_at_.empty() || fail_from_ != 0 || fail_devices_.any();
+  }
 
  protected:
   Error copy(const DeviceCopy& copy) override;
@@ -50,8 +54,6 @@ class FailureInjectingDeviceAllocator : public DeviceAllocatorAdaptor {
 
   // The call's number: the shared sequence's current one, or the next of its own.
   uint64_t call_number();
-  // Whether any allocation fault is set (the common case is none: then nothing is looked up).
-  bool has_allocation_faults() const;
   // Which fault makes call `seq` fail: "fail_allocation_at 2"; "" for none.
   std::string fault_for(uint64_t seq, const Device& device) const;
 

@@ -7,9 +7,11 @@
 namespace devplan {
 
 LedgerDeviceAllocator::LedgerDeviceAllocator(DeviceAllocator* upstream,
-                                             AllocationSequence* sequence, std::string name)
+                                             AllocationSequence* sequence, std::string name,
+                                             BlockRegistry* blocks)
     : DeviceAllocatorAdaptor(upstream, std::move(name)),
-      sequence_(sequence != nullptr ? sequence : &own_sequence_) {}
+      sequence_(sequence != nullptr ? sequence : &own_sequence_),
+      blocks_(blocks != nullptr ? blocks : &own_blocks_) {}
 
 Result<void*> LedgerDeviceAllocator::allocate(size_t nbytes, DeviceIndex index, size_t alignment) {
   const uint64_t seq = sequence_->next();  // failed calls take a number too
@@ -18,17 +20,17 @@ Result<void*> LedgerDeviceAllocator::allocate(size_t nbytes, DeviceIndex index, 
     record_failure(seq, nbytes, index, alignment, ptr.error());
     return ptr;
   }
-  blocks_.add(seq, *ptr, nbytes, alignment, Device(device_type(), index),
-              allocation_owner_of_this_thread());
+  blocks_->add(seq, *ptr, nbytes, alignment, Device(device_type(), index),
+               allocation_owner_of_this_thread());
   return ptr;
 }
 
 void LedgerDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
   if (ptr == nullptr) return;  // as cudaFree(nullptr)
   const Device call_device(device_type(), index);
-  const BlockRegistry::Block* freed = blocks_.free_live(ptr);
+  const BlockRegistry::Block* freed = blocks_->free_live(ptr);
   if (freed == nullptr) {
-    record_misuse(classify_bad_free(blocks_, ptr, call_device), index, ptr);
+    record_misuse(classify_bad_free(*blocks_, ptr, call_device), index, ptr);
     return;
   }
   const BlockRegistry::Block& r = *freed;
@@ -37,7 +39,7 @@ void LedgerDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
 }
 
 bool LedgerDeviceAllocator::deallocate_if_live_on(void* ptr, DeviceIndex index) {
-  const BlockRegistry::Block* freed = blocks_.free_live_on(ptr, index);
+  const BlockRegistry::Block* freed = blocks_->free_live_on(ptr, index);
   if (freed == nullptr) return false;
   forward_deallocate(ptr, freed->size, index);
   return true;
@@ -48,20 +50,20 @@ void LedgerDeviceAllocator::deallocate_sized(void* ptr, size_t /*nbytes*/, Devic
 }
 
 std::optional<LiveBlock> LedgerDeviceAllocator::find_live_block(const void* ptr) const {
-  const BlockRegistry::Block* block = blocks_.live_at(ptr);
+  const BlockRegistry::Block* block = blocks_->live_at(ptr);
   if (block == nullptr) return std::nullopt;
   return LiveBlock{block->size, block->device.index};
 }
 
 const BlockRegistry::Block* LedgerDeviceAllocator::find_held(const void* ptr) const {
-  const BlockRegistry::Block* block = blocks_.live_containing(ptr);
-  if (block == nullptr) block = blocks_.freed_containing(ptr);
+  const BlockRegistry::Block* block = blocks_->live_containing(ptr);
+  if (block == nullptr) block = blocks_->freed_containing(ptr);
   if (block == nullptr || !block->memory_held) return nullptr;
   return block;
 }
 
 Error LedgerDeviceAllocator::check_nothing_live() const {
-  const std::vector<const BlockRegistry::Block*> live = blocks_.live_blocks();
+  const std::vector<const BlockRegistry::Block*> live = blocks_->live_blocks();
   if (live.empty()) return Error::success();
   std::string list;
   for (const BlockRegistry::Block* block : live) {
@@ -75,7 +77,7 @@ Error LedgerDeviceAllocator::check_nothing_live() const {
 }
 
 void LedgerDeviceAllocator::clear() {
-  blocks_.clear();
+  blocks_->clear();
   misuse_.clear();
   failed_.clear();
   sequence_->restart();
@@ -91,7 +93,7 @@ Error LedgerDeviceAllocator::copy(const DeviceCopy& c) {
             ? "host source is null (" + std::to_string(c.nbytes) + " B to " + device + ")"
             : "host destination is null (" + std::to_string(c.nbytes) + " B from " + device + ")");
   }
-  if (std::optional<DetectedMisuse> misuse = find_copy_misuse(blocks_, c, device_type())) {
+  if (std::optional<DetectedMisuse> misuse = find_copy_misuse(*blocks_, c, device_type())) {
     Error refused = error(c.method(), ErrorCode::InvalidArgument, misuse->line);
     record_misuse(std::move(*misuse), c.index, c.device_ptr());
     return refused;

@@ -31,9 +31,11 @@ namespace devplan {
 
 class LedgerDeviceAllocator : public DeviceAllocatorAdaptor {
  public:
-  // Numbers calls with `sequence` (shared with inner layers), or with one of its own.
+  // Numbers calls with `sequence` (shared with inner layers), or with one of its own; keeps its
+  // blocks in `blocks` (shared with the block store below it: ShardBlockStore), or in its own.
   explicit LedgerDeviceAllocator(DeviceAllocator* upstream, AllocationSequence* sequence = nullptr,
-                                 std::string name = "LedgerDeviceAllocator");
+                                 std::string name = "LedgerDeviceAllocator",
+                                 BlockRegistry* blocks = nullptr);
 
   Result<void*> allocate(size_t nbytes, DeviceIndex index,
                          size_t alignment = kDefaultAlignment) override;
@@ -47,9 +49,9 @@ class LedgerDeviceAllocator : public DeviceAllocatorAdaptor {
   bool deallocate_if_live_on(void* ptr, DeviceIndex index);
 
   // The memory of the freed block starting at `ptr` went back to the system.
-  void memory_released(const void* ptr) { blocks_.mark_released(ptr); }
+  void memory_released(const void* ptr) { blocks_->mark_released(ptr); }
 
-  const BlockRegistry& blocks() const { return blocks_; }
+  const BlockRegistry& blocks() const { return *blocks_; }
   const std::vector<MisuseRecord>& misuse() const { return misuse_; }
   const std::vector<FailedAllocation>& failed_allocations() const { return failed_; }
   // The number of allocate() calls numbered so far.
@@ -72,7 +74,8 @@ class LedgerDeviceAllocator : public DeviceAllocatorAdaptor {
 
   AllocationSequence own_sequence_;
   AllocationSequence* const sequence_;
-  BlockRegistry blocks_;
+  BlockRegistry own_blocks_;
+  BlockRegistry* const blocks_;
   std::vector<MisuseRecord> misuse_;
   std::vector<FailedAllocation> failed_;
 };

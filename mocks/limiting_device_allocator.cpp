@@ -14,16 +14,16 @@ LimitingDeviceAllocator::LimitingDeviceAllocator(DeviceAllocator* upstream, std:
 Result<void*> LimitingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index,
                                                 size_t alignment) {
   // A negative index has no limits here; the upstream rejects it.
-  if (index >= 0 && (over_capacity(nbytes, index) || nbytes > max_allocation_bytes_)) {
+  if (index >= 0 && !admits(nbytes, index)) {
     return error("allocate", ErrorCode::MemoryAllocationFailed, broken_limit(nbytes, index));
   }
   Result<void*> ptr = upstream().allocate(nbytes, index, alignment);
-  if (ptr.ok() && index >= 0) live_bytes_[index] += nbytes;
+  if (ptr.ok() && index >= 0) count_allocation(index, nbytes);
   return ptr;
 }
 
 void LimitingDeviceAllocator::deallocate_sized(void* ptr, size_t nbytes, DeviceIndex index) {
-  if (index >= 0) live_bytes_[index] -= nbytes;
+  if (index >= 0) count_free(index, nbytes);
   forward_deallocate(ptr, nbytes, index);
 }
 
@@ -31,11 +31,6 @@ Error LimitingDeviceAllocator::set_capacity(DeviceIndex index, uint64_t bytes) {
   if (index < 0) return negative_index_error(name(), "set_capacity", Device(device_type(), index));
   capacity_[index] = bytes;
   return Error::success();
-}
-
-bool LimitingDeviceAllocator::over_capacity(size_t nbytes, DeviceIndex index) const {
-  const uint64_t capacity = capacity_[index];
-  return capacity != kUnlimited && (nbytes > capacity || live_bytes_[index] > capacity - nbytes);
 }
 
 std::string LimitingDeviceAllocator::broken_limit(size_t nbytes, DeviceIndex index) const {

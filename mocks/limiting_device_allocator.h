@@ -39,11 +39,23 @@ class LimitingDeviceAllocator : public DeviceAllocatorAdaptor {
   // Live bytes on `index`; 0 for a negative index.
   uint64_t live_bytes(DeviceIndex index) const { return index < 0 ? 0 : live_bytes_[index]; }
 
+  // For a caller that does allocate() and deallocate_sized()'s work in one function
+  // (TrackingShard's fused path): whether `nbytes` more on `index` (>= 0) break no limit, and the
+  // live bytes a successful allocation and a free add and take.
+  bool admits(size_t nbytes, DeviceIndex index) const {
+    return !over_capacity(nbytes, index) && nbytes <= max_allocation_bytes_;
+  }
+  void count_allocation(DeviceIndex index, size_t nbytes) { live_bytes_[index] += nbytes; }
+  void count_free(DeviceIndex index, size_t nbytes) { live_bytes_[index] -= nbytes; }
+
  private:
   static constexpr int kNumIndices = kMaxDeviceIndex + 1;
   static constexpr uint64_t kUnlimited = UINT64_MAX;
 
-  bool over_capacity(size_t nbytes, DeviceIndex index) const;
+  bool over_capacity(size_t nbytes, DeviceIndex index) const {
+    const uint64_t capacity = capacity_[index];
+    return capacity != kUnlimited && (nbytes > capacity || live_bytes_[index] > capacity - nbytes);
+  }
   // Why `nbytes` more on `index` break a limit: "out of memory on cuda:0: ...".
   std::string broken_limit(size_t nbytes, DeviceIndex index) const;
 

@@ -1,6 +1,5 @@
 #include <mocks/statistics_device_allocator.h>
 
-#include <algorithm>
 #include <utility>
 
 namespace devplan {
@@ -12,27 +11,16 @@ Result<void*> StatisticsDeviceAllocator::allocate(size_t nbytes, DeviceIndex ind
                                                   size_t alignment) {
   Result<void*> ptr = upstream().allocate(nbytes, index, alignment);
   if (index < 0) return ptr;  // no counters for a negative index
-  DeviceAllocationStats& s = stats_[index];
   if (!ptr.ok()) {
-    s.failed_allocations += 1;
+    stats_[index].failed_allocations += 1;
     return ptr;
   }
-  s.current_bytes += nbytes;
-  s.peak_bytes = std::max(s.peak_bytes, s.current_bytes);
-  s.total_bytes += nbytes;
-  s.current_allocations += 1;
-  s.peak_allocations = std::max(s.peak_allocations, s.current_allocations);
-  s.total_allocations += 1;
+  count_allocation(index, nbytes);
   return ptr;
 }
 
 void StatisticsDeviceAllocator::deallocate_sized(void* ptr, size_t nbytes, DeviceIndex index) {
-  if (index >= 0) {
-    DeviceAllocationStats& s = stats_[index];
-    s.current_bytes -= nbytes;
-    s.current_allocations -= 1;
-    s.frees += 1;
-  }
+  if (index >= 0) count_free(index, nbytes);
   forward_deallocate(ptr, nbytes, index);
 }
 

@@ -11,6 +11,7 @@
 // Threading and ownership: see DeviceAllocatorAdaptor.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -46,6 +47,25 @@ class StatisticsDeviceAllocator : public DeviceAllocatorAdaptor {
 
   // Counters for `index`; all zero for an index never used (or negative).
   DeviceAllocationStats stats(DeviceIndex index) const;
+
+  // What allocate() and deallocate_sized() count, for a caller that does their work in one
+  // function (TrackingShard's fused path): a successful allocation of `nbytes`, and a free of a
+  // block of `nbytes`, on `index` (>= 0).
+  void count_allocation(DeviceIndex index, size_t nbytes) {
+    DeviceAllocationStats& s = stats_[index];
+    s.current_bytes += nbytes;
+    s.peak_bytes = std::max(s.peak_bytes, s.current_bytes);
+    s.total_bytes += nbytes;
+    s.current_allocations += 1;
+    s.peak_allocations = std::max(s.peak_allocations, s.current_allocations);
+    s.total_allocations += 1;
+  }
+  void count_free(DeviceIndex index, size_t nbytes) {
+    DeviceAllocationStats& s = stats_[index];
+    s.current_bytes -= nbytes;
+    s.current_allocations -= 1;
+    s.frees += 1;
+  }
   // Sets every counter to zero.
   void clear() { stats_.fill(DeviceAllocationStats{}); }
 

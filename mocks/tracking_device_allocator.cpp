@@ -28,14 +28,14 @@ Result<void*> TrackingDeviceAllocator::allocate(size_t nbytes, DeviceIndex index
                                                 size_t alignment) {
   TrackingShard& shard = shards_.shard_for(index);
   std::lock_guard<std::mutex> lock(shard.mutex());
-  return shard.ledger().allocate(nbytes, index, alignment);
+  return shard.allocate(nbytes, index, alignment);
 }
 
 void TrackingDeviceAllocator::deallocate(void* ptr, DeviceIndex index) {
   if (ptr == nullptr) return;
   if (TrackingShard* shard = shards_.existing(index)) {
     std::lock_guard<std::mutex> lock(shard->mutex());
-    if (shard->ledger().deallocate_if_live_on(ptr, index)) return;  // one shard's lock
+    if (shard->deallocate_if_live_on(ptr, index)) return;  // one shard's lock
   }
   deallocate_slow(ptr, index);
 }
@@ -190,6 +190,10 @@ void TrackingDeviceAllocator::set_fill_patterns(bool on) {
   shards_.change_settings([&](TrackingSettings& s) { s.fill_patterns = on; });
 }
 
+void TrackingDeviceAllocator::set_fused_path(bool on) {
+  shards_.change_settings([&](TrackingSettings& s) { s.fused_path = on; });
+}
+
 void TrackingDeviceAllocator::set_backing(DeviceBacking backing) {
   if (upstream_ != nullptr) return;
   shards_.change_settings([&](TrackingSettings& s) { s.backing = backing; });
@@ -307,7 +311,7 @@ Error TrackingDeviceAllocator::reset() {
   TrackingShardSet::Locked all(shards_);
   DEVPLAN_RETURN_IF_ERROR(MergedLedger(all, kName).check_nothing_live());
   for (TrackingShard* shard : all.shards()) {
-    shard->host().release_quarantine();
+    shard->store().release_quarantine();
     shard->ledger().clear();  // restarts the shared sequence too
     shard->stats().clear();
   }

@@ -128,6 +128,12 @@ class TrackingDeviceAllocator : public DeviceAllocator {
   // (on by default). Runs that only load and unload, and read no device byte, may turn it off:
   // the fills are most of the cost of a large allocation.
   void set_fill_patterns(bool on);
+  // Whether allocate() and a good deallocate() take the fused path (on by default): one function
+  // that does every layer's work for a call no layer would refuse (see FusedTrackingPath in
+  // mocks/fused_tracking_path.h). Off, every call goes through the layers one by one. The ledger,
+  // the reports, the statistics and the blocks' bytes are the same either way: the switch is for
+  // tests that compare the two paths and benchmarks that measure the difference.
+  void set_fused_path(bool on);
   // How blocks allocated from now on are backed: DeviceBacking::Host (the default: host memory
   // of the block's size, filled with the patterns) or DeviceBacking::Unbacked (an address range
   // with no host memory; copies back just the pages they touch; see BlockStoreDeviceAllocator).

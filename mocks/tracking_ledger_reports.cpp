@@ -103,7 +103,7 @@ Error MergedLedger::peek(const void* ptr, size_t nbytes, void* out) const {
                    prefix + std::to_string(nbytes) + " B at offset " + std::to_string(offset) +
                        " run past the end of " + describe_allocation(r->record()));
     }
-    shard->host().read_held(r->ptr, ptr, nbytes, out);
+    shard->store().read_held(*r, ptr, nbytes, out);
     return Error::success();
   }
   return Error(ErrorCode::NotFound,
@@ -112,14 +112,14 @@ Error MergedLedger::peek(const void* ptr, size_t nbytes, void* out) const {
 
 bool MergedLedger::is_quarantined(const void* ptr) const {
   for (const TrackingShard* shard : all_.shards()) {
-    if (shard->host().is_quarantined(ptr)) return true;
+    if (shard->store().is_quarantined(ptr)) return true;
   }
   return false;
 }
 
 size_t MergedLedger::unbacked_backed_bytes() const {
   size_t bytes = 0;
-  for (const TrackingShard* shard : all_.shards()) bytes += shard->host().unbacked_backed_bytes();
+  for (const TrackingShard* shard : all_.shards()) bytes += shard->store().unbacked_backed_bytes();
   return bytes;
 }
 
@@ -130,7 +130,7 @@ std::string describe_unbacked_pointer(const TrackingShardSet& shards, const void
     std::unique_lock<std::mutex> lock(shard->mutex(), std::try_to_lock);
     if (!lock.owns_lock()) continue;
     const BlockRegistry::Block* r = shard->ledger().find_held(ptr);
-    if (r == nullptr || !shard->host().is_unbacked(r->ptr)) continue;
+    if (r == nullptr || !shard->store().is_unbacked(r->ptr)) continue;
     const uintptr_t offset = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(r->ptr);
     return pointer_text(ptr) + ": byte " + std::to_string(offset) + " of " +
            format_allocation(r->record()) + (r->live ? "" : " (freed)");

@@ -28,9 +28,10 @@ void TrackingSettings::apply_to(TrackingShard& shard) const {
   faults.fail_copies(fail_copies);
   (void)shard.devices().restrict_devices(indices);
   shard.limits().set_max_allocation_bytes(max_allocation_bytes);
-  shard.host().set_quarantine_limits(quarantine_bytes, quarantine_blocks);
-  shard.host().set_fill_patterns(fill_patterns);
-  shard.host().set_backing(backing);
+  shard.store().set_quarantine_limits(quarantine_bytes, quarantine_blocks);
+  shard.store().set_fill_patterns(fill_patterns);
+  shard.store().set_backing(backing);
+  shard.set_fused_path(fused_path);
 }
 
 }  // namespace devplan

@@ -1,7 +1,7 @@
 // TrackingSettings: everything TrackingDeviceAllocator's settings methods set (faults, capacities,
-// the device set, the quarantine, fills, backing, the largest allocation). The allocator keeps
-// one copy and applies it to every shard, so that a shard made later gets the same settings as
-// the shards made before it.
+// the device set, the quarantine, fills, backing, the largest allocation, the fused path). The
+// allocator keeps one copy and applies it to every shard, so that a shard made later gets the same
+// settings as the shards made before it.
 #pragma once
 
 #include <array>
@@ -41,6 +41,7 @@ struct TrackingSettings {
   size_t quarantine_blocks = BlockStoreDeviceAllocator::kDefaultQuarantineBlocks;
   bool fill_patterns = true;
   DeviceBacking backing = DeviceBacking::Host;
+  bool fused_path = true;  // TrackingShard::set_fused_path
 };
 
 }  // namespace devplan

@@ -5,13 +5,12 @@ namespace devplan {
 TrackingShard::TrackingShard(DeviceType type, const char* name,
                              std::atomic<uint64_t>* sequence_counter, DeviceAllocator* upstream)
     : sequence_(sequence_counter),
-      host_(type, name, upstream),
-      limits_(&host_, name),
+      store_(type, name, upstream, &blocks_),
+      limits_(&store_, name),
       faults_(&limits_, &sequence_, name),
       devices_(&faults_, name),
       stats_(&devices_, name),
-      ledger_(&stats_, &sequence_, name) {
-  host_.set_release_listener([this](const void* ptr) { ledger_.memory_released(ptr); });
-}
+      ledger_(&stats_, &sequence_, name, &blocks_),
+      fused_(type, sequence_, blocks_, store_, limits_, faults_, devices_, stats_) {}
 
 }  // namespace devplan

@@ -29,6 +29,16 @@ TrackingShard& TrackingShardSet::shard_for(DeviceIndex index) {
   if (owned_[slot] == nullptr) {
     auto shard = std::make_unique<TrackingShard>(type_, name_, &calls_, upstream_);
     settings_.apply_to(*shard);
+    // A shard alone numbers calls without a locked instruction; the others stop doing so, each
+    // under its own lock, before this one can take a number.
+    bool alone = true;
+    for (const std::unique_ptr<TrackingShard>& other : owned_) {
+      if (other == nullptr) continue;
+      alone = false;
+      std::lock_guard<std::mutex> other_lock(other->mutex());
+      other->set_sole_numbering(false);
+    }
+    shard->set_sole_numbering(alone);
     shards_[slot].store(shard.get(), std::memory_order_release);
     owned_[slot] = std::move(shard);
   }

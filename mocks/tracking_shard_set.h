@@ -2,10 +2,12 @@
 // in use, made on first use with the current settings), the locks that let them act as one
 // allocator, the sequence counter they share, the settings and the misuse list.
 //
-// Locking: allocate() and a good free take one shard's lock (shard_for(), existing()). Anything
-// that may involve several devices holds a Locked: the set's own lock, then every shard's in
-// slot order, so no shard is made meanwhile and all of them are seen as one. Settings and misuse
-// are written only under a Locked and read under the set's lock alone (read()).
+// Locking: allocate() and a good free take one shard's lock (shard_for(), existing()); making a
+// shard takes the set's lock, then each existing shard's in turn (to tell it that it is no longer
+// the only one numbering calls: AllocationSequence::set_sole_user). Anything that may involve
+// several devices holds a Locked: the set's own lock, then every shard's in slot order, so no
+// shard is made meanwhile and all of them are seen as one. Settings and misuse are written only
+// under a Locked and read under the set's lock alone (read()).
 #pragma once
 
 #include <array>

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <mocks/device_allocator_adaptor.h>
+#include <runtime_ext/core/alignment.h>
 
 namespace devplan {
 
@@ -37,6 +38,11 @@ class ValidatingDeviceAllocator : public DeviceAllocatorAdaptor {
   // Every index 0..127 exists again (the default).
   void allow_all_devices() { available_.set(); }
   bool is_device_available(DeviceIndex index) const { return index >= 0 && available_[index]; }
+  // Whether allocate() passes a call with `alignment` on `index` on to the upstream (for a caller
+  // that does its work in one function: TrackingShard's fused path).
+  bool accepts(size_t alignment, DeviceIndex index) const {
+    return is_power_of_two(alignment) && alignment <= kMaxAlignment && is_device_available(index);
+  }
 
  private:
   // "cuda:0, cuda:1", or "none".

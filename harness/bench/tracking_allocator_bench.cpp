@@ -8,18 +8,21 @@
 // each device is a shard of its own) and frees them in allocation order; items are allocate+free
 // pairs. Times are wall-clock (UseRealTime), so items_per_second is the throughput of all threads
 // together. Configurations:
-//   tracking       TrackingDeviceAllocator with its defaults (poison fills, quarantine of 1,024
-//                  blocks per device), one shard per device;
-//   tracking_lean  the same with set_fill_patterns(false) and set_quarantine_limits(0, 0): what
-//                  the two optional detections cost is the difference to "tracking";
-//   host           BlockStoreDeviceAllocator alone (its defaults) behind one mutex: the host
-//                  layer's share of "tracking" (threads:1 only);
-//   malloc         bench::MallocDeviceAllocator, the baseline.
+//   tracking          TrackingDeviceAllocator with its defaults (poison fills, quarantine of 1,024
+//                     blocks per device, the fused path: FusedTrackingPath), one shard per device;
+//   tracking_lean     the same with set_fill_patterns(false) and set_quarantine_limits(0, 0): what
+//                     the two optional detections cost is the difference to "tracking";
+//   tracking_layered  "tracking" with set_fused_path(false), every call through the layers one
+//                     by one: what the fused path saves is the difference (threads:1 only);
+//   host              BlockStoreDeviceAllocator alone (its defaults) behind one mutex: a block
+//                     store's memory, fills, quarantine and map, without a ledger (threads:1 only);
+//   malloc            bench::MallocDeviceAllocator, the baseline.
 // The tracking allocators' ledgers are reset after each run.
 //
 // Output: the usual table plus
 //   ratio: alloc_free tracking/malloc threads:N = R (goal <= 3.00: ok|MISSED)
 //   ratio: alloc_free tracking_lean/malloc threads:N = R (goal <= 3.00: ok|MISSED)
+//   ratio: alloc_free tracking_layered/malloc threads:1 = R
 //   ratio: alloc_free host/malloc threads:1 = R
 //   ratio: alloc_free throughput threads:N/threads:1 tracking = R   (goal >= 4 at 8 threads
 //     on 8 cores; a machine with fewer cores caps it at about its core count)
@@ -48,6 +51,15 @@ TrackingDeviceAllocator& tracking_allocator() {
   static TrackingDeviceAllocator* allocator = new TrackingDeviceAllocator(DeviceType::CUDA);
   return *allocator;
 }
+// Every call through the layers one by one.
+TrackingDeviceAllocator& layered_tracking_allocator() {
+  static TrackingDeviceAllocator* allocator = [] {
+    auto* layered = new TrackingDeviceAllocator(DeviceType::CUDA);
+    layered->set_fused_path(false);
+    return layered;
+  }();
+  return *allocator;
+}
 // Without the fill patterns and the quarantine.
 TrackingDeviceAllocator& lean_tracking_allocator() {
   static TrackingDeviceAllocator* allocator = [] {
@@ -59,7 +71,7 @@ TrackingDeviceAllocator& lean_tracking_allocator() {
   return *allocator;
 }
 
-// The host layer alone, serialized as the tracking allocator's shards serialize it.
+// A block store alone (BlockStoreDeviceAllocator), behind one lock as a tracking shard is.
 class LockedHostAllocator : public DeviceAllocator {
  public:
   Result<void*> allocate(size_t nbytes, DeviceIndex index, size_t alignment) override {
@@ -129,6 +141,9 @@ void BM_TrackingAllocFree(benchmark::State& state) {
 void BM_LeanTrackingAllocFree(benchmark::State& state) {
   tracking_alloc_free(state, lean_tracking_allocator());
 }
+void BM_LayeredTrackingAllocFree(benchmark::State& state) {
+  tracking_alloc_free(state, layered_tracking_allocator());
+}
 void BM_HostAllocFree(benchmark::State& state) { alloc_free_loop(state, host_allocator()); }
 void BM_MallocAllocFree(benchmark::State& state) { alloc_free_loop(state, malloc_allocator()); }
 
@@ -143,6 +158,10 @@ void register_benchmarks() {
         ->UseRealTime()
         ->Unit(benchmark::kNanosecond);
     if (threads == 1) {
+      benchmark::RegisterBenchmark("alloc_free/tracking_layered", BM_LayeredTrackingAllocFree)
+          ->Threads(threads)
+          ->UseRealTime()
+          ->Unit(benchmark::kNanosecond);
       benchmark::RegisterBenchmark("alloc_free/host", BM_HostAllocFree)
           ->Threads(threads)
           ->UseRealTime()
@@ -166,6 +185,7 @@ int main(int argc, char** argv) {
       argc, argv,
       {{"alloc_free tracking/malloc", "/tracking/", "/malloc/", 3.0},
        {"alloc_free tracking_lean/malloc", "/tracking_lean/", "/malloc/", 3.0},
+       {"alloc_free tracking_layered/malloc", "/tracking_layered/", "/malloc/"},
        {"alloc_free host/malloc", "/host/", "/malloc/"},
        {"alloc_free throughput threads:2/threads:1", "/threads:1", "/threads:2", 0,
         "alloc_free/tracking/"},
