@@ -11,18 +11,20 @@ namespace devplan::internal {
 namespace {
 
 // Decides the nodes `list` of `tree` within `height` with at most `budget` nodes (added to
-// *steps), searching as `branching` says; their offsets go to within[node].
+// out->steps) before `deadline` (out->timed_out when it passed), searching as `branching`
+// says; their offsets go to within[node].
 ExactOutcome pack_level(const BlockTree& tree, const std::vector<int32_t>& list, uint64_t height,
-                        int64_t budget, ExactBranching branching, std::vector<uint64_t>* within,
-                        int64_t* steps) {
+                        int64_t budget, ExactBranching branching, const ExactDeadline& deadline,
+                        std::vector<uint64_t>* within, ExactDecision* out) {
   std::vector<ExactItem> level;
   level.reserve(list.size());
   for (int32_t id : list) {
     const BlockNode& n = tree.nodes[id];
     level.push_back(ExactItem{n.size, n.lower, n.upper, n.alignment});
   }
-  const ExactDecision d = ExactSearch(level, false).decide(height, budget, branching);
-  *steps += d.steps;
+  const ExactDecision d = ExactSearch(level, false).decide(height, budget, branching, deadline);
+  out->steps += d.steps;
+  out->timed_out = out->timed_out || d.timed_out;
   if (d.outcome != ExactOutcome::Fits) return d.outcome;
   for (size_t k = 0; k < list.size(); ++k) (*within)[list[k]] = d.offsets[k];
   return ExactOutcome::Fits;
@@ -50,7 +52,8 @@ void leaves_of(const BlockTree& tree, int32_t node, std::vector<int32_t>* out) {
 constexpr int kMaxRefusals = 16;
 
 ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
-                               int64_t budget, ExactBranching branching) {
+                               int64_t budget, ExactBranching branching,
+                               const ExactDeadline& deadline) {
   ExactDecision out;
   std::vector<uint64_t> refused;
   for (int round = 0; round <= kMaxRefusals; ++round) {
@@ -80,9 +83,9 @@ ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t cap
       bool packed = false;
       for (std::vector<int32_t>& members : tries) {
         const int64_t left = budget - out.steps;
-        if (left <= 0) return out;
+        if (left <= 0 || out.timed_out) return out;
         if (pack_level(tree, members, block.size, std::max<int64_t>(left / 16, 1), branching,
-                       &within, &out.steps) == ExactOutcome::Fits) {
+                       deadline, &within, &out) == ExactOutcome::Fits) {
           block.members = std::move(members);
           packed = true;
           break;
@@ -95,8 +98,9 @@ ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t cap
       continue;
     }
     const int64_t left = budget - out.steps;
-    if (left <= 0 || pack_level(tree, tree.top, capacity, left, branching, &within, &out.steps) !=
-                         ExactOutcome::Fits) {
+    if (left <= 0 || out.timed_out ||
+        pack_level(tree, tree.top, capacity, left, branching, deadline, &within, &out) !=
+            ExactOutcome::Fits) {
       return out;
     }
     // Offsets from the top down.

@@ -135,8 +135,8 @@ ExactDecision ExactSearch::decide(uint64_t capacity, int64_t budget, ExactBranch
         full_sections_meet(capacity)) {
       // A plan from the blocks answers at once where blocks tile the instance; where none
       // comes of them, the search below starts on what is left of the budget.
-      ExactDecision d = decide_by_blocks(items_, capacity, block_budget, branching);
-      if (d.outcome == ExactOutcome::Fits) return d;
+      ExactDecision d = decide_by_blocks(items_, capacity, block_budget, branching, deadline);
+      if (d.outcome == ExactOutcome::Fits || d.timed_out) return d;
       out.steps = d.steps;
     }
   }

@@ -28,10 +28,11 @@ namespace devplan::internal {
 
 class CanonicalSearch;  // exact_canonical_search.h
 
-// A plan from the items' blocks, or none, each level searched as `branching` says
-// (exact_block_packing.cpp).
+// A plan from the items' blocks, or none, each level searched as `branching` says, before
+// `deadline` (exact_block_packing.cpp).
 ExactDecision decide_by_blocks(const std::vector<ExactItem>& items, uint64_t capacity,
-                               int64_t budget, ExactBranching branching);
+                               int64_t budget, ExactBranching branching,
+                               const ExactDeadline& deadline);
 
 // The search over one set of items; decide() may run many times with other capacities.
 //
